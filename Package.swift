@@ -1,0 +1,81 @@
+// swift-tools-version:6.0
+//
+// imagepipe — an image-loading and rendering pipeline whose coders, loaders and caches are plugins.
+//
+// Table of contents
+//   Sources/PluginAPI        the versioned C plugin ABI (headers only): the one thing host and plugins share
+//   Sources/PluginKit        Swift helpers that turn Swift code into the ABI's static C tables (linked into each Swift plugin)
+//   Sources/PipelineHost     the host library: plugin registry, coders/loaders/caches managers, image manager, processing
+//   Sources/imagepipe        the command-line tool
+//   Plugins/<Name>/Sources   one dynamic library per plugin (plus its C glue or system-library targets)
+//   Plugins/<Name>/Tests     that plugin's tests; they load only that plugin's .so from plugins.d
+//   Plugins/TemplateCoder    a plugin in plain C, built by the Makefile with cc (not by SwiftPM)
+//   Tests/                   host unit tests, end-to-end tests of the CLI, shared test support
+import Foundation
+import PackageDescription
+
+/// Absolute path of this package, for linker flags that name files in the tree.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+
+/// Every plugin exports only its entry symbol and can never be unloaded (see PLATFORM-NOTES: a Swift plugin
+/// unloaded by dlclose crashes the process at the next type lookup).
+let pluginLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags([
+        "-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map",
+        "-Xlinker", "-z", "-Xlinker", "nodelete",
+    ])
+]
+
+/// Plugin `name` lives in Plugins/<name>/Sources/<name> and becomes lib<name>.so.
+func pluginTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .target(
+        name: name,
+        dependencies: ["PluginAPI", "PluginKit"] + dependencies,
+        path: "Plugins/\(name)/Sources/\(name)",
+        linkerSettings: pluginLinkerSettings)
+}
+
+func pluginTests(_ name: String) -> Target {
+    .testTarget(name: "\(name)Tests", dependencies: ["PipelineHost", "TestSupport"], path: "Plugins/\(name)/Tests")
+}
+
+func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Sources/System/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let pluginNames = ["PNGCoder", "FileLoader", "SVGCoder", "PDFCoder"]
+
+let package = Package(
+    name: "imagepipe",
+    products: [
+        .executable(name: "imagepipe", targets: ["imagepipe"]),
+        .library(name: "PipelineHost", targets: ["PipelineHost"]),
+    ] + pluginNames.map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    targets: [
+        // The ABI and its helpers.
+        .target(name: "PluginAPI", path: "Sources/PluginAPI"),
+        .target(name: "PluginKit", dependencies: ["PluginAPI"], path: "Sources/PluginKit"),
+
+        // The host and the CLI.
+        .target(name: "PipelineHost", dependencies: ["PluginAPI"], path: "Sources/PipelineHost"),
+        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost"], path: "Sources/imagepipe"),
+
+        // C libraries from Debian, through pkg-config.
+        systemLibrary("CLibPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
+        systemLibrary("CRsvg", pkgConfig: "librsvg-2.0", apt: ["librsvg2-dev"]),
+        systemLibrary("CPoppler", pkgConfig: "poppler-glib", apt: ["libpoppler-glib-dev"]),
+
+        // Plugins.
+        pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
+        .target(name: "PNGCodec", dependencies: ["PluginAPI", "CLibPNG"], path: "Plugins/PNGCoder/Sources/PNGCodec"),
+        pluginTarget("FileLoader", dependencies: []),
+        pluginTarget("SVGCoder", dependencies: ["CRsvg"]),
+        pluginTarget("PDFCoder", dependencies: ["CPoppler"]),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),
+        .testTarget(name: "PipelineHostTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/PipelineHostTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/EndToEndTests"),
+    ] + pluginNames.map(pluginTests),
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,69 @@
+import PluginAPI
+
+/// A magic-byte pattern as plugin authors write it; `Descriptors.coder` turns it into C data.
+public struct MagicPattern: Sendable {
+    public var offset: Int
+    public var bytes: [UInt8]
+    public var mask: [UInt8]?
+    public var relevance: Int
+    public var confirmWithSniff: Bool
+
+    public init(offset: Int = 0, bytes: [UInt8], mask: [UInt8]? = nil, relevance: Int = 100, confirmWithSniff: Bool = false) {
+        self.offset = offset
+        self.bytes = bytes
+        self.mask = mask
+        self.relevance = relevance
+        self.confirmWithSniff = confirmWithSniff
+    }
+
+    /// A pattern over the ASCII bytes of `text`.
+    public init(offset: Int = 0, ascii text: String, relevance: Int = 100, confirmWithSniff: Bool = false) {
+        self.init(offset: offset, bytes: Array(text.utf8), relevance: relevance, confirmWithSniff: confirmWithSniff)
+    }
+}
+
+/// Builders for the static descriptor tables of the ABI.
+public enum Descriptors {
+    public static func coder(
+        id: String, name: String, version: String, format: String,
+        mimeTypes: [String], extensions: [String], capabilities: UInt64, priority: Int32 = 100,
+        patterns: [MagicPattern], sniffBytes: Int = 0
+    ) -> UnsafePointer<ip_coder_descriptor> {
+        let cPatterns = patterns.map { pattern in
+            ip_magic_pattern(
+                offset: UInt32(pattern.offset), length: UInt32(pattern.bytes.count),
+                bytes: StaticStorage.bytes(pattern.bytes),
+                mask: pattern.mask.map { StaticStorage.bytes($0) },
+                relevance: UInt32(pattern.relevance),
+                flags: pattern.confirmWithSniff ? UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) : 0)
+        }
+        let descriptor = ip_coder_descriptor(
+            struct_size: UInt32(MemoryLayout<ip_coder_descriptor>.size),
+            id: StaticStorage.cString(id), name: StaticStorage.cString(name),
+            version: StaticStorage.cString(version), format: StaticStorage.cString(format),
+            mime_types: StaticStorage.cStringList(mimeTypes), extensions: StaticStorage.cStringList(extensions),
+            capabilities: capabilities, priority: priority,
+            pattern_count: UInt32(cPatterns.count), patterns: StaticStorage.array(cPatterns),
+            sniff_bytes: UInt32(sniffBytes))
+        return StaticStorage.value(descriptor)
+    }
+
+    public static func loader(
+        id: String, name: String, version: String, schemes: [String], capabilities: UInt64, priority: Int32 = 100
+    ) -> UnsafePointer<ip_loader_descriptor> {
+        StaticStorage.value(ip_loader_descriptor(
+            struct_size: UInt32(MemoryLayout<ip_loader_descriptor>.size),
+            id: StaticStorage.cString(id), name: StaticStorage.cString(name),
+            version: StaticStorage.cString(version), schemes: StaticStorage.cStringList(schemes),
+            capabilities: capabilities, priority: priority))
+    }
+
+    public static func cache(
+        id: String, name: String, version: String, capabilities: UInt64, priority: Int32 = 100
+    ) -> UnsafePointer<ip_cache_descriptor> {
+        StaticStorage.value(ip_cache_descriptor(
+            struct_size: UInt32(MemoryLayout<ip_cache_descriptor>.size),
+            id: StaticStorage.cString(id), name: StaticStorage.cString(name),
+            version: StaticStorage.cString(version), capabilities: capabilities, priority: priority))
+    }
+}

@@ -1,0 +1,59 @@
+import PluginAPI
+
+/// Factory tables by versioned ID for this plugin; filled once by `PluginEntry.make` (from the entry's
+/// static initialiser, before the host can call `get_factory`) and only read afterwards.
+nonisolated(unsafe) private var factoryTable: [(id: String, table: UnsafeRawPointer)] = []
+
+/// Builds the static `ip_plugin_entry` table of a Swift plugin.
+///
+/// Each plugin links its own copy of PluginKit, so these globals are per plugin. The plugin exports the
+/// entry with `@_cdecl("imagepipe_plugin_entry")` returning `PluginEntry.make(...)` stored in a static let.
+public enum PluginEntry {
+    public static func make(
+        id: String, name: String, version: String, vendor: String = "imagepipe", description: String,
+        coders: [UnsafePointer<ip_coder>] = [],
+        loaders: [UnsafePointer<ip_loader>] = [],
+        caches: [UnsafePointer<ip_cache>] = []
+    ) -> UnsafePointer<ip_plugin_entry> {
+        if !coders.isEmpty {
+            let list = StaticStorage.array(coders.map { Optional($0) })
+            let factory = ip_coder_factory(
+                struct_size: UInt32(MemoryLayout<ip_coder_factory>.size),
+                coder_count: UInt32(coders.count), coders: list)
+            factoryTable.append((IP_CODER_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
+        }
+        if !loaders.isEmpty {
+            let list = StaticStorage.array(loaders.map { Optional($0) })
+            let factory = ip_loader_factory(
+                struct_size: UInt32(MemoryLayout<ip_loader_factory>.size),
+                loader_count: UInt32(loaders.count), loaders: list)
+            factoryTable.append((IP_LOADER_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
+        }
+        if !caches.isEmpty {
+            let list = StaticStorage.array(caches.map { Optional($0) })
+            let factory = ip_cache_factory(
+                struct_size: UInt32(MemoryLayout<ip_cache_factory>.size),
+                cache_count: UInt32(caches.count), caches: list)
+            factoryTable.append((IP_CACHE_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
+        }
+        let entry = ip_plugin_entry(
+            struct_size: UInt32(MemoryLayout<ip_plugin_entry>.size),
+            abi_major: UInt32(IP_ABI_MAJOR), abi_minor: UInt32(IP_ABI_MINOR),
+            id: StaticStorage.cString(id), name: StaticStorage.cString(name),
+            version: StaticStorage.cString(version), vendor: StaticStorage.cString(vendor),
+            description: StaticStorage.cString(description),
+            init: { host, hostMinor, pluginMinor, _ in
+                Host.attach(host)
+                pluginMinor?.pointee = min(hostMinor, UInt32(IP_ABI_MINOR))
+                return ip_status(IP_STATUS_OK)
+            },
+            deinit: nil,
+            get_factory: { requested in
+                guard let requested else { return nil }
+                let wanted = String(cString: requested)
+                return factoryTable.first(where: { $0.id == wanted })?.table
+            },
+            get_extension: { _ in nil })
+        return StaticStorage.value(entry)
+    }
+}
