@@ -1,9 +1,12 @@
 import PluginAPI
 import PluginKit
 
-/// Placeholder entry until the plugin is written.
+/// The PNG plugin: one coder, decoding and encoding through libpng.
 nonisolated(unsafe) let pluginEntry = PluginEntry.make(
-    id: "org.imagepipe.placeholder.PNGCoder", name: "PNGCoder", version: "0.0.0", description: "placeholder")
+    id: "org.imagepipe.png", name: "PNG", version: "1.0.0",
+    description: "PNG decoder and encoder (libpng): 1/2/4/8/16-bit gray, RGB, palette, alpha, tRNS, interlaced",
+    coders: [pngCoder])
 
+/// The plugin's only exported symbol.
 @_cdecl("imagepipe_plugin_entry")
 public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry }

@@ -1,1 +1,89 @@
-#include <png.h>
+/* PNGCodec — the only code of the PNG plugin that calls libpng.
+ *
+ * Rationale: libpng reports errors by longjmp, and a longjmp must never cross a Swift frame (Swift does not
+ * run its cleanups or release its references when a frame is skipped). So every libpng call, and the setjmp
+ * that catches its errors, lives in these C functions. They return an ip_status and write a message; callbacks
+ * into the host (the byte sink, the cancellation check) return before any error is raised, so no longjmp ever
+ * passes through their frames either.
+ *
+ * Every function is reentrant: each call creates its own png_struct, so calls may run on several threads at once.
+ */
+#ifndef PNG_CODEC_H
+#define PNG_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <imagepipe/imagepipe.h>
+
+/* PNG colour types, with the values of the PNG specification. */
+#define PNGC_COLOR_GRAY 0
+#define PNGC_COLOR_RGB 2
+#define PNGC_COLOR_PALETTE 3
+#define PNGC_COLOR_GRAY_ALPHA 4
+#define PNGC_COLOR_RGBA 6
+
+/* Facts from a PNG's header chunks (IHDR, PLTE, tRNS), read without decoding any pixel. */
+typedef struct pngc_info {
+    uint32_t width;
+    uint32_t height;
+    /* Bits per sample as stored: 1, 2, 4, 8 or 16 (for a palette image, bits per index). */
+    int32_t bit_depth;
+    /* One of PNGC_COLOR_*. */
+    int32_t color_type;
+    /* Non-zero for Adam7 interlacing. */
+    int32_t interlaced;
+    /* Non-zero when a tRNS chunk gives a transparent colour or palette alphas. */
+    int32_t has_trns;
+} pngc_info;
+
+/* Returns non-zero once the caller wants the work to stop. Called between rows, never inside libpng. */
+typedef int32_t (*pngc_cancel_fn)(void *context);
+
+/* Reads the header of the PNG in data[0..size) into *info. Allocates only libpng's small structs.
+ * Returns OK, TRUNCATED, INVALID_DATA or NO_MEMORY with a message. [thread-safe] */
+ip_status pngc_probe(const uint8_t *data, size_t size, pngc_info *info, ip_message message);
+
+/* The smallest number of bytes a valid PNG of this header can have: deflate expands at most ~1032:1, so a
+ * header that claims more pixels than its file could ever hold is detected before anything is allocated. */
+uint64_t pngc_minimum_file_size(const pngc_info *info);
+
+/* Decodes the PNG in data[0..size) as RGBA (straight alpha; opaque when the PNG has no alpha and no tRNS) into
+ * pixels, one row every `stride` bytes: 8 bits per channel, or native-endian 16 bits when output16 is non-zero.
+ * `expected` is the header a previous pngc_probe returned for the same bytes (the buffer was sized from it).
+ * cancelled may be NULL. Returns OK, TRUNCATED, INVALID_DATA, CANCELLED, NO_MEMORY or INTERNAL; on an error
+ * the rows already written are left as they are. [thread-safe] */
+ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+                      uint8_t *pixels, size_t stride, pngc_cancel_fn cancelled, void *cancel_context,
+                      ip_message message);
+
+/* What to write and how. Everything is borrowed for the duration of pngc_encode. */
+typedef struct pngc_encode_params {
+    /* Source rows: RGBA, 8 bits per channel, or native-endian 16 bits when input16 is non-zero. */
+    const uint8_t *pixels;
+    uint32_t width;
+    uint32_t height;
+    size_t stride;
+    int32_t input16;
+    /* Non-zero when the source colours are premultiplied by alpha: they are divided back before writing. */
+    int32_t premultiplied;
+    /* Non-zero to write RGBA; zero to write RGB and drop the alpha channel. */
+    int32_t write_alpha;
+    /* Non-zero for 16 bits per sample, else 8. */
+    int32_t output16;
+    /* zlib level 0..9. */
+    int32_t compression_level;
+    /* Non-zero to use only the Sub filter (fast) instead of libpng's adaptive choice. */
+    int32_t fast_filters;
+    /* Non-zero to write Adam7 interlaced rows. */
+    int32_t interlace;
+    /* Receives the encoded bytes. */
+    const ip_byte_sink *sink;
+    pngc_cancel_fn cancelled;
+    void *cancel_context;
+} pngc_encode_params;
+
+/* Encodes one image as PNG into params->sink. Returns OK, the sink's status (LIMIT_EXCEEDED, NO_MEMORY),
+ * CANCELLED, INVALID_DATA (bad parameters), NO_MEMORY or INTERNAL with a message. [thread-safe] */
+ip_status pngc_encode(const pngc_encode_params *params, ip_message message);
+
+#endif

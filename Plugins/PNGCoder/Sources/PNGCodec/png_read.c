@@ -1,0 +1,222 @@
+/* PNGCodec: reading a PNG from memory (probe and decode). */
+#include "png_codec_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest ancillary chunk libpng may allocate. The chunks we keep (PLTE, tRNS) are tiny; the big ones
+ * (iCCP, text) are skipped unread, so this only bounds what a hostile file can make libpng allocate. */
+#define PNGC_CHUNK_MALLOC_MAX (8u * 1024u * 1024u)
+
+/* Rows between two cancellation checks. */
+#define PNGC_CANCEL_INTERVAL 16u
+
+/* One read session. Heap-allocated so that every field keeps its value across png_error's longjmp
+ * (locals changed after setjmp are indeterminate afterwards; memory reached through a pointer is not). */
+typedef struct pngc_reader {
+    png_structp png;
+    png_infop info;
+    pngc_errors errors;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    /* Set by the read callback when libpng asked for bytes past the end of the input. */
+    int ran_out;
+} pngc_reader;
+
+/* Ancillary chunks we never use; libpng skips them without parsing or allocating (no colour management,
+ * no text, no physical size). */
+static const png_byte ignored_chunks[] = {
+    'b', 'K', 'G', 'D', '\0', 'c', 'H', 'R', 'M', '\0', 'e', 'X', 'I', 'f', '\0', 'g', 'A', 'M', 'A', '\0',
+    'h', 'I', 'S', 'T', '\0', 'i', 'C', 'C', 'P', '\0', 'i', 'T', 'X', 't', '\0', 'o', 'F', 'F', 's', '\0',
+    'p', 'C', 'A', 'L', '\0', 'p', 'H', 'Y', 's', '\0', 's', 'B', 'I', 'T', '\0', 's', 'C', 'A', 'L', '\0',
+    's', 'P', 'L', 'T', '\0', 's', 'R', 'G', 'B', '\0', 't', 'E', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0',
+    'z', 'T', 'X', 't', '\0',
+};
+
+static void read_from_memory(png_structp png, png_bytep out, size_t length) {
+    pngc_reader *reader = (pngc_reader *)png_get_io_ptr(png);
+    if (length > reader->size - reader->offset) {
+        reader->ran_out = 1;
+        png_error(png, "unexpected end of data");
+    }
+    memcpy(out, reader->data + reader->offset, length);
+    reader->offset += length;
+}
+
+/* Checks the signature and creates the libpng structs. Returns OK or an error with its message. */
+static ip_status reader_create(const uint8_t *data, size_t size, pngc_reader **result, ip_message message) {
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    *result = NULL;
+    if (data == NULL && size > 0) {
+        pngc_message(message, "no input bytes");
+        return IP_STATUS_INTERNAL;
+    }
+    size_t compared = size < 8 ? size : 8;
+    if (compared > 0 && memcmp(data, signature, compared) != 0) {
+        pngc_message(message, "not a PNG file (wrong signature)");
+        return IP_STATUS_INVALID_DATA;
+    }
+    if (size < 8) {
+        pngc_message(message, "PNG data ends after %zu bytes, inside the signature", size);
+        return IP_STATUS_TRUNCATED;
+    }
+    pngc_reader *reader = calloc(1, sizeof *reader);
+    if (reader == NULL) {
+        pngc_message(message, "out of memory");
+        return IP_STATUS_NO_MEMORY;
+    }
+    reader->data = data;
+    reader->size = size;
+    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader->errors, pngc_on_error, pngc_on_warning);
+    if (reader->png != NULL) reader->info = png_create_info_struct(reader->png);
+    if (reader->png == NULL || reader->info == NULL) {
+        png_destroy_read_struct(reader->png != NULL ? &reader->png : NULL, NULL, NULL);
+        free(reader);
+        pngc_message(message, "cannot create libpng's reader (out of memory)");
+        return IP_STATUS_NO_MEMORY;
+    }
+    *result = reader;
+    return IP_STATUS_OK;
+}
+
+static void reader_destroy(pngc_reader *reader) {
+    png_destroy_read_struct(&reader->png, &reader->info, NULL);
+    free(reader);
+}
+
+/* The status and message for the error that ended a session (called after the longjmp). */
+static ip_status reader_failure(const pngc_reader *reader, ip_message message) {
+    if (reader->ran_out) {
+        pngc_message(message, "PNG data ends after %zu bytes, before the image is complete", reader->size);
+        return IP_STATUS_TRUNCATED;
+    }
+    ip_status status = pngc_status_for_libpng_error(reader->errors.text);
+    pngc_message(message, "%s PNG: %s", status == IP_STATUS_TRUNCATED ? "truncated" : "invalid", reader->errors.text);
+    return status;
+}
+
+/* Settings every read session shares. Must run inside the session's setjmp. */
+static void reader_configure(pngc_reader *reader, png_uint_32 max_width, png_uint_32 max_height) {
+    png_set_read_fn(reader->png, reader, read_from_memory);
+    png_set_user_limits(reader->png, max_width, max_height);
+    png_set_chunk_malloc_max(reader->png, PNGC_CHUNK_MALLOC_MAX);
+    png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
+                                (int)(sizeof ignored_chunks / 5));
+}
+
+static void reader_fill_info(const pngc_reader *reader, pngc_info *info) {
+    memset(info, 0, sizeof *info);
+    info->width = png_get_image_width(reader->png, reader->info);
+    info->height = png_get_image_height(reader->png, reader->info);
+    info->bit_depth = png_get_bit_depth(reader->png, reader->info);
+    info->color_type = png_get_color_type(reader->png, reader->info);
+    info->interlaced = png_get_interlace_type(reader->png, reader->info) != PNG_INTERLACE_NONE;
+    info->has_trns = png_get_valid(reader->png, reader->info, PNG_INFO_tRNS) != 0;
+}
+
+ip_status pngc_probe(const uint8_t *data, size_t size, pngc_info *info, ip_message message) {
+    pngc_reader *reader;
+    ip_status status = reader_create(data, size, &reader, message);
+    if (status != IP_STATUS_OK) return status;
+    if (setjmp(png_jmpbuf(reader->png))) {
+        status = reader_failure(reader, message);
+        reader_destroy(reader);
+        return status;
+    }
+    /* The full PNG range: the caller applies its own limits to what the header says. */
+    reader_configure(reader, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_read_info(reader->png, reader->info);
+    reader_fill_info(reader, info);
+    reader_destroy(reader);
+    return IP_STATUS_OK;
+}
+
+uint64_t pngc_minimum_file_size(const pngc_info *info) {
+    int channels;
+    switch (info->color_type) {
+    case PNGC_COLOR_RGB: channels = 3; break;
+    case PNGC_COLOR_GRAY_ALPHA: channels = 2; break;
+    case PNGC_COLOR_RGBA: channels = 4; break;
+    default: channels = 1; break;
+    }
+    /* Raw image bytes at the least (filter bytes and row padding only add), then deflate's best ratio. */
+    uint64_t raw_bits = (uint64_t)info->width * info->height * (uint64_t)(channels * info->bit_depth);
+    return raw_bits / 8 / 1032 + 8 + 25 + 12;
+}
+
+/* Asks libpng for RGBA output of the wanted depth, whatever the stored colour type. */
+static void reader_request_rgba(pngc_reader *reader, int output16) {
+    png_structp png = reader->png;
+    int color_type = png_get_color_type(png, reader->info);
+    int bit_depth = png_get_bit_depth(png, reader->info);
+    int has_trns = png_get_valid(png, reader->info, PNG_INFO_tRNS) != 0;
+    /* Palette to RGB, gray below 8 bits to 8 bits, tRNS to an alpha channel. */
+    png_set_expand(png);
+    if (bit_depth == 16 && !output16) png_set_scale_16(png);
+    if (bit_depth < 16 && output16) png_set_expand_16(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+    if (!(color_type & PNG_COLOR_MASK_ALPHA) && !has_trns) {
+        png_set_add_alpha(png, output16 ? 0xFFFF : 0xFF, PNG_FILLER_AFTER);
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* PNG stores 16-bit samples big-endian; IP_PIXEL_RGBA16 is native-endian. */
+    if (output16) png_set_swap(png);
+#endif
+}
+
+ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+                      uint8_t *pixels, size_t stride, pngc_cancel_fn cancelled, void *cancel_context,
+                      ip_message message) {
+    if (expected == NULL || pixels == NULL) {
+        pngc_message(message, "pngc_decode: missing header or pixel buffer");
+        return IP_STATUS_INTERNAL;
+    }
+    size_t row_bytes = (size_t)expected->width * (output16 ? 8u : 4u);
+    if (stride < row_bytes) {
+        pngc_message(message, "pngc_decode: stride %zu is smaller than a row of %zu bytes", stride, row_bytes);
+        return IP_STATUS_INTERNAL;
+    }
+    pngc_reader *reader;
+    ip_status status = reader_create(data, size, &reader, message);
+    if (status != IP_STATUS_OK) return status;
+    if (setjmp(png_jmpbuf(reader->png))) {
+        status = reader_failure(reader, message);
+        reader_destroy(reader);
+        return status;
+    }
+    /* The buffer was sized from `expected`: libpng itself refuses anything larger. */
+    reader_configure(reader, expected->width, expected->height);
+    png_read_info(reader->png, reader->info);
+    pngc_info found;
+    reader_fill_info(reader, &found);
+    if (found.width != expected->width || found.height != expected->height) {
+        pngc_message(message, "PNG header changed between probe and decode");
+        reader_destroy(reader);
+        return IP_STATUS_INTERNAL;
+    }
+    reader_request_rgba(reader, output16);
+    int passes = png_set_interlace_handling(reader->png);
+    png_read_update_info(reader->png, reader->info);
+    if (png_get_rowbytes(reader->png, reader->info) != row_bytes || png_get_channels(reader->png, reader->info) != 4) {
+        pngc_message(message, "libpng produced %zu bytes per row instead of %zu",
+                     (size_t)png_get_rowbytes(reader->png, reader->info), row_bytes);
+        reader_destroy(reader);
+        return IP_STATUS_INTERNAL;
+    }
+    /* Interlaced images: every pass visits every row and libpng merges the pass's pixels into it. */
+    for (int pass = 0; pass < passes; pass++) {
+        for (uint32_t y = 0; y < expected->height; y++) {
+            if (y % PNGC_CANCEL_INTERVAL == 0 && cancelled != NULL && cancelled(cancel_context)) {
+                pngc_message(message, "cancelled");
+                reader_destroy(reader);
+                return IP_STATUS_CANCELLED;
+            }
+            png_read_row(reader->png, pixels + (size_t)y * stride, NULL);
+        }
+    }
+    /* The chunks after the image data are not read: a file cut after its last row still decodes, as in browsers.
+     * The final png_read_row has already checked the CRC of the last IDAT chunk. */
+    reader_destroy(reader);
+    return IP_STATUS_OK;
+}

@@ -1,0 +1,74 @@
+import PNGCodec
+import PluginAPI
+import PluginKit
+
+/// Probe and decode: Swift checks the request and the limits, PNGCodec does the libpng work.
+enum PNGDecoding {
+    /// Reads the header and fills the host's info struct.
+    static func probe(
+        _ request: UnsafePointer<ip_decode_request>?, into target: UnsafeMutablePointer<ip_image_info>?
+    ) throws {
+        guard let target else { throw PluginFailure.internalError("NULL info") }
+        let view = try DecodeRequestView(request)
+        try checkInputSize(view)
+        let header = try readHeader(view.data)
+        var info = ip_image_info()
+        info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
+        if target.pointee.struct_size != 0 { info.struct_size = target.pointee.struct_size }
+        info.width = header.width
+        info.height = header.height
+        info.frame_count = 1
+        info.page_count = 1
+        info.loop_count = -1
+        info.bit_depth = UInt32(header.channelBitDepth)
+        info.has_alpha = header.hasAlpha ? 1 : 0
+        setInfoStrings(&info, format: "png", details: header.details)
+        writeStruct(info, to: target, hostSize: target.pointee.struct_size)
+    }
+
+    /// Decodes the whole image at full size into a host buffer (the host scales: the coder lacks IP_CODER_SCALES).
+    static func decode(_ request: UnsafePointer<ip_decode_request>?, into target: UnsafeMutablePointer<ip_image>?) throws {
+        guard let target else { throw PluginFailure.internalError("NULL image") }
+        let view = try DecodeRequestView(request)
+        try checkInputSize(view)
+        if view.options.page_index > 0 { throw PluginFailure.notFound("a PNG has one page; page \(view.options.page_index) asked") }
+        if view.options.frame_index > 0 { throw PluginFailure.notFound("a PNG has one frame; frame \(view.options.frame_index) asked") }
+        var header = try readHeader(view.data)
+        let width = Int(header.width), height = Int(header.height)
+        // Limits first: nothing has been allocated yet beyond libpng's header structs.
+        try view.checkLimits(width: width, height: height)
+        let minimum = pngc_minimum_file_size(&header)
+        if UInt64(view.data.count) < minimum {
+            throw PluginFailure.truncated(
+                "PNG header claims \(width)x\(height) (\(header.details)), which needs at least \(minimum) bytes; "
+                    + "the data has \(view.data.count)")
+        }
+        let output16 = view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) && header.bit_depth == 16
+        var image = try Host.allocatePixels(
+            view.call, width: width, height: height, format: output16 ? IP_PIXEL_RGBA16 : IP_PIXEL_RGBA8)
+        guard let pixels = image.pixels else { throw PluginFailure.internalError("host returned no pixels") }
+        try codecCall { message in
+            pngc_decode(
+                view.data.baseAddress, view.data.count, &header, output16 ? 1 : 0, pixels, Int(image.stride),
+                cancellationCheck, view.call.map { UnsafeMutableRawPointer($0) }, message)
+        }
+        image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
+        image.duration_ms = 0
+        image.index = 0
+        if target.pointee.struct_size != 0 { image.struct_size = target.pointee.struct_size }
+        writeStruct(image, to: target, hostSize: target.pointee.struct_size)
+    }
+
+    private static func readHeader(_ data: UnsafeBufferPointer<UInt8>) throws -> pngc_info {
+        var header = pngc_info()
+        try codecCall { message in pngc_probe(data.baseAddress, data.count, &header, message) }
+        return header
+    }
+
+    private static func checkInputSize(_ view: DecodeRequestView) throws {
+        let limit = view.options.limits.max_input_bytes
+        if limit > 0, UInt64(view.data.count) > limit {
+            throw PluginFailure.limitExceeded("\(view.data.count) input bytes exceed the limit of \(limit)")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import PNGCodec
+import PluginAPI
+import PluginKit
+
+/// Encoding: Swift validates the borrowed image and the options, PNGCodec converts rows and runs libpng.
+enum PNGEncoding {
+    /// zlib level when the caller states no speed: libpng's and zlib's usual default.
+    static let defaultCompressionLevel: Int32 = 6
+
+    /// Writes frames[0] as a PNG (a PNG is a still image; further frames are ignored).
+    static func encode(
+        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
+    ) throws {
+        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
+        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        let image = frames.pointee
+        let settings = EncodeSettings(options)
+        guard let pixels = image.pixels, image.width > 0, image.height > 0 else {
+            throw PluginFailure.invalidData("cannot encode an empty \(image.width)x\(image.height) image")
+        }
+        let input16: Bool
+        switch image.format {
+        case IP_PIXEL_RGBA8: input16 = false
+        case IP_PIXEL_RGBA16: input16 = true
+        default: throw PluginFailure.unsupported("the PNG encoder takes RGBA8 or RGBA16, not pixel format \(image.format)")
+        }
+        let output16: Bool
+        switch settings.bitDepth {
+        case 0: output16 = input16
+        case 8: output16 = false
+        case 9...16: output16 = true  // PNG has no 10- or 12-bit samples; 16 keeps every bit.
+        default: throw PluginFailure.unsupported("the PNG encoder writes 8 or 16 bits per channel, not \(settings.bitDepth)")
+        }
+        let rowBytes = UInt64(image.width) * (input16 ? 8 : 4)
+        guard UInt64(image.stride) >= rowBytes else {
+            throw PluginFailure.invalidData("stride \(image.stride) is smaller than a row of \(rowBytes) bytes")
+        }
+        var parameters = pngc_encode_params(
+            pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
+            input16: input16 ? 1 : 0,
+            premultiplied: image.alpha_mode == IP_ALPHA_PREMULTIPLIED ? 1 : 0,
+            write_alpha: image.alpha_mode == IP_ALPHA_NONE ? 0 : 1,
+            output16: output16 ? 1 : 0,
+            compression_level: settings.compressionLevel,
+            fast_filters: settings.speed >= 8 ? 1 : 0,
+            interlace: settings.progressive ? 1 : 0,
+            sink: sink,
+            cancelled: cancellationCheck,
+            cancel_context: call.map { UnsafeMutableRawPointer($0) })
+        try codecCall { message in pngc_encode(&parameters, message) }
+    }
+}
+
+/// The encode options PNG uses, read within the host's struct_size (quality does not apply: PNG is lossless).
+struct EncodeSettings {
+    var speed: UInt32 = 0
+    var bitDepth: UInt32 = 0
+    var progressive = false
+
+    init(_ options: UnsafePointer<ip_encode_options>?) {
+        guard let options else { return }
+        var copy = ip_encode_options()
+        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
+        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        speed = min(copy.speed, 10)
+        bitDepth = copy.bit_depth
+        progressive = copy.flags & UInt32(IP_ENCODE_PROGRESSIVE) != 0
+    }
+
+    /// speed 0 = default level 6; 1 (slowest, smallest) → 9 … 9 and 10 (fastest) → 1.
+    var compressionLevel: Int32 {
+        speed == 0 ? PNGEncoding.defaultCompressionLevel : Int32(max(1, 10 - Int(speed)))
+    }
+}
