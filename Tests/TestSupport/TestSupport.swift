@@ -1,1 +1,134 @@
+import Foundation
 import PipelineHost
+
+/// Where tests find the repository, the built plugins, the CLI and the shared corpus.
+public enum TestPaths {
+    /// The folder holding Package.swift, found from this file's location.
+    public static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    /// Built plugins (`make` installs them here); IMAGEPIPE_TEST_PLUGINS overrides.
+    public static var pluginsDirectory: String {
+        ProcessInfo.processInfo.environment["IMAGEPIPE_TEST_PLUGINS"] ?? repositoryRoot + "/plugins.d"
+    }
+
+    /// The CLI binary of the release build; IMAGEPIPE_BINARY overrides.
+    public static var imagepipeBinary: String {
+        if let path = ProcessInfo.processInfo.environment["IMAGEPIPE_BINARY"] { return path }
+        return repositoryRoot + "/.build/release/imagepipe"
+    }
+
+    /// `../shared/corpus` beside the repository (or IMAGEPIPE_CORPUS); nil when absent, so tests skip with a message.
+    public static var corpus: String? {
+        let path = ProcessInfo.processInfo.environment["IMAGEPIPE_CORPUS"]
+            ?? URL(fileURLWithPath: repositoryRoot).deletingLastPathComponent().appendingPathComponent("shared/corpus").path
+        return FileManager.default.fileExists(atPath: path + "/manifest.tsv") ? path : nil
+    }
+
+    public static var corpusURL: URL? { corpus.map { URL(fileURLWithPath: $0) } }
+
+    /// A fresh private (0700) folder under the system temporary directory.
+    public static func temporaryDirectory(_ label: String = "imagepipe-test") throws -> String {
+        var template = Array("\(NSTemporaryDirectory())/\(label).XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestSupportError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        return String(cString: made)
+    }
+}
+
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Loads only the named plugins, so a plugin's tests exercise that plugin alone.
+public enum PluginSandbox {
+    /// Copies `names` (file names in `TestPaths.pluginsDirectory`) into a fresh private folder and returns it.
+    public static func directory(with names: [String]) throws -> String {
+        let folder = try TestPaths.temporaryDirectory("imagepipe-plugins")
+        for name in names {
+            let source = TestPaths.pluginsDirectory + "/" + name
+            guard FileManager.default.fileExists(atPath: source) else {
+                throw TestSupportError("\(source) is missing: run `make` first (it builds and installs the plugins)")
+            }
+            let target = folder + "/" + name
+            try FileManager.default.copyItem(atPath: source, toPath: target)
+            chmod(target, 0o755)
+        }
+        return folder
+    }
+
+    /// A host whose search path holds only copies of `names`; fails if any of them did not load.
+    public static func host(loading names: [String]) throws -> PluginHost {
+        let host = PluginHost(searchPath: PluginSearchPath(directories: [try directory(with: names)]))
+        for record in host.registry.records where !record.isLoaded {
+            throw TestSupportError("\(record.path) did not load: \(record.state)")
+        }
+        return host
+    }
+}
+
+/// The result of running a program.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+extension CommandLine {
+    /// Runs `executable` with `arguments` and waits; output is captured.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           currentDirectory: String? = nil) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+        let errData = LockedData()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus,
+                             stdout: String(decoding: outData, as: UTF8.self),
+                             stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// Runs a shell command line (for reference tools); output is captured.
+    @discardableResult
+    public static func shell(_ command: String) throws -> ProcessResult {
+        try run("/bin/sh", ["-c", command])
+    }
+
+    /// True when a program is on PATH.
+    public static func hasTool(_ name: String) -> Bool {
+        (try? shell("command -v \(name) >/dev/null 2>&1").status) == 0
+    }
+}
+
+/// `@unchecked Sendable`: every access goes through the lock.
+private final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
+    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+}

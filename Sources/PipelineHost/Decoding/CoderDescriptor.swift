@@ -1,0 +1,97 @@
+import PluginAPI
+
+/// What a coder can do (the ABI's IP_CODER_* flags).
+public struct CoderCapabilities: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    public static let decode = CoderCapabilities(rawValue: UInt64(IP_CODER_CAN_DECODE))
+    public static let encode = CoderCapabilities(rawValue: UInt64(IP_CODER_CAN_ENCODE))
+    public static let animated = CoderCapabilities(rawValue: UInt64(IP_CODER_ANIMATED))
+    public static let incremental = CoderCapabilities(rawValue: UInt64(IP_CODER_INCREMENTAL))
+    public static let vector = CoderCapabilities(rawValue: UInt64(IP_CODER_VECTOR))
+    public static let multipage = CoderCapabilities(rawValue: UInt64(IP_CODER_MULTIPAGE))
+    public static let fastThumbnail = CoderCapabilities(rawValue: UInt64(IP_CODER_FAST_THUMBNAIL))
+    public static let threadSafe = CoderCapabilities(rawValue: UInt64(IP_CODER_THREAD_SAFE))
+    public static let tints = CoderCapabilities(rawValue: UInt64(IP_CODER_TINTS))
+    public static let scales = CoderCapabilities(rawValue: UInt64(IP_CODER_SCALES))
+    public static let recommendsIsolation = CoderCapabilities(rawValue: UInt64(IP_CODER_RECOMMENDS_ISOLATION))
+
+    /// Names for listings, in a stable order.
+    public static let names: [(CoderCapabilities, String)] = [
+        (.decode, "decode"), (.encode, "encode"), (.animated, "animated"), (.incremental, "incremental"),
+        (.vector, "vector"), (.multipage, "multipage"), (.fastThumbnail, "fast-thumbnail"),
+        (.threadSafe, "thread-safe"), (.tints, "tints"), (.scales, "scales"),
+        (.recommendsIsolation, "recommends-isolation"),
+    ]
+
+    public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+}
+
+/// One magic-byte pattern, copied out of the plugin.
+public struct MagicPatternDescriptor: Sendable, Hashable, Codable {
+    public let offset: Int
+    public let bytes: [UInt8]
+    public let mask: [UInt8]?
+    public let relevance: Int
+    public let confirmWithSniff: Bool
+
+    /// True when `data` holds the pattern (a zero-length pattern matches anything).
+    func matches(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard offset + bytes.count <= data.count else { return false }
+        for index in 0..<bytes.count {
+            let m = mask?[index] ?? 0xFF
+            if data[offset + index] & m != bytes[index] & m { return false }
+        }
+        return true
+    }
+}
+
+/// A coder's routing data, copied out of its static descriptor so it outlives any plugin call.
+public struct CoderDescriptor: Sendable, Hashable, Codable {
+    public let id: String
+    public let name: String
+    public let version: String
+    public let format: String
+    public let mimeTypes: [String]
+    public let extensions: [String]
+    public let capabilities: CoderCapabilities
+    public let priority: Int
+    public let patterns: [MagicPatternDescriptor]
+    public let sniffBytes: Int
+    /// The plugin that provides it.
+    public let pluginID: String
+
+    init(reading pointer: UnsafePointer<ip_coder_descriptor>?, pluginID: String) throws {
+        let raw = try ABIReading.read(pointer, as: ip_coder_descriptor.self, named: "coder descriptor")
+        id = try ABIReading.identifier(raw.id, named: "coder id")
+        name = try ABIReading.string(raw.name, named: "coder name")
+        version = try ABIReading.string(raw.version, named: "coder version")
+        format = try ABIReading.string(raw.format, named: "coder format", maxLength: 31).lowercased()
+        mimeTypes = try ABIReading.stringList(raw.mime_types, named: "mime_types")
+        extensions = try ABIReading.stringList(raw.extensions, named: "extensions").map { $0.lowercased() }
+        capabilities = CoderCapabilities(rawValue: raw.capabilities)
+        priority = Int(raw.priority)
+        sniffBytes = Int(raw.sniff_bytes)
+        guard raw.pattern_count <= 64 else { throw ABIReading.Failure("coder \(id) declares \(raw.pattern_count) magic patterns (max 64)") }
+        var patterns: [MagicPatternDescriptor] = []
+        for index in 0..<Int(raw.pattern_count) {
+            guard let list = raw.patterns else { throw ABIReading.Failure("coder \(id): patterns is NULL") }
+            let p = list[index]
+            guard p.length <= 1024, p.offset <= 65536 else {
+                throw ABIReading.Failure("coder \(id): magic pattern \(index) is out of range (offset \(p.offset), length \(p.length))")
+            }
+            guard p.length == 0 || p.bytes != nil else { throw ABIReading.Failure("coder \(id): magic pattern \(index) has no bytes") }
+            guard (1...100).contains(p.relevance) else {
+                throw ABIReading.Failure("coder \(id): magic pattern \(index) relevance \(p.relevance) is outside 1...100")
+            }
+            let bytes = p.length == 0 ? [] : Array(UnsafeBufferPointer(start: p.bytes, count: Int(p.length)))
+            let mask = p.mask.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.length))) }
+            patterns.append(MagicPatternDescriptor(
+                offset: Int(p.offset), bytes: bytes, mask: mask, relevance: Int(p.relevance),
+                confirmWithSniff: p.flags & UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) != 0))
+        }
+        self.patterns = patterns
+        self.pluginID = pluginID
+    }
+}

@@ -1,0 +1,76 @@
+/// Chooses a coder for each request and finishes what the coder leaves to the host.
+///
+/// Finishing: a coder that does not render at size (`.scales`) decodes at full size and the host resamples to
+/// the requested box; a coder that does not tint (`.tints`) gets the host's template tint afterwards. So every
+/// caller sees the same result whichever coder ran.
+public final class CodersManager: ImageDecoding, ImageEncoding {
+    public let coders: [PluginCoder]
+
+    public init(coders: [PluginCoder]) { self.coders = coders }
+
+    /// The coder sniffing picks for these bytes, or nil.
+    public func coder(forData data: [UInt8]) -> PluginCoder? {
+        data.withUnsafeBytes { CoderSelection.choose(for: $0, among: coders) }
+    }
+
+    /// The first coder that encodes `format` (a format name such as "png" or a file extension such as "jpg").
+    public func encoder(for format: String) -> PluginCoder? {
+        let key = format.lowercased()
+        return coders.first {
+            $0.descriptor.capabilities.contains(.encode) && ($0.descriptor.format == key || $0.descriptor.extensions.contains(key))
+        }
+    }
+
+    public func canDecode(_ data: [UInt8]) -> Bool { coder(forData: data) != nil }
+    public func canEncode(format: String) -> Bool { encoder(for: format) != nil }
+
+    public func probe(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        let coder = try chooseCoder(for: data, options: options)
+        return try data.withUnsafeBytes { try coder.probe($0, options: options) }
+    }
+
+    public func decode(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> Image {
+        try decode(data: data, options: options, cancellation: nil)
+    }
+
+    /// Decodes with a cancellation context the caller can fire from another thread.
+    func decode(data: [UInt8], options: DecodeOptions, cancellation: CallContext?) throws -> Image {
+        let coder = try chooseCoder(for: data, options: options)
+        let context = cancellation ?? CallContext(limits: options.limits)
+        let raw = try data.withUnsafeBytes { try coder.decodeRaw($0, options: options, context: context) }
+        return try finish(raw, coder: coder, options: options)
+    }
+
+    public func encode(_ image: Image, format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+        guard let coder = encoder(for: format) else { throw PipelineError.noEncoder(format: format) }
+        return try coder.encode([image], options: options)
+    }
+
+    private func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
+        if options.limits.maxInputBytes > 0, data.count > options.limits.maxInputBytes {
+            throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,
+                                               message: "input of \(data.count) bytes exceeds the limit of \(options.limits.maxInputBytes)")
+        }
+        guard let coder = coder(forData: data) else {
+            throw PipelineError.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : "")
+        }
+        return coder
+    }
+
+    /// Resample and tint what the coder did not.
+    func finish(_ image: Image, coder: PluginCoder, options: DecodeOptions) throws -> Image {
+        var result = image
+        let caps = coder.descriptor.capabilities
+        if !caps.contains(.scales), options.thumbnailSize != nil {
+            let placement = Placement(sourceWidth: image.width, sourceHeight: image.height, request: options.thumbnailSize,
+                                      mode: options.scaleMode, allowUpscale: options.allowUpscale)
+            if !placement.isIdentity || placement.outputWidth != image.width || placement.outputHeight != image.height {
+                result = try ImageTransformers.Resize.resample(result, to: placement)
+            }
+        }
+        if options.template, let tint = options.tint, !caps.contains(.tints) {
+            result = try ImageTransformers.Tint.template(result, color: tint)
+        }
+        return result
+    }
+}

@@ -1,0 +1,76 @@
+import PluginAPI
+import Synchronization
+
+/// A coder inside a loaded plugin: the host's adapter over its `ip_coder` vtable.
+///
+/// Calls into a coder that does not declare itself thread-safe are serialised here; thread-safe coders are
+/// called directly. No host lock is held around a plugin call otherwise.
+public final class PluginCoder: Sendable {
+    public let descriptor: CoderDescriptor
+    /// `nonisolated(unsafe)`: the vtable is a static, immutable table inside a never-unloaded plugin.
+    nonisolated(unsafe) let vtable: ip_coder
+    private let serial = Mutex(())
+
+    init(reading pointer: UnsafePointer<ip_coder>?, pluginID: String) throws {
+        let table = try ABIReading.read(pointer, as: ip_coder.self, named: "coder")
+        let descriptor = try CoderDescriptor(reading: table.descriptor, pluginID: pluginID)
+        try Self.checkSlots(table, descriptor)
+        self.vtable = table
+        self.descriptor = descriptor
+    }
+
+    /// A capability flag promises a slot; a confirm-by-sniff pattern needs sniff.
+    private static func checkSlots(_ table: ip_coder, _ d: CoderDescriptor) throws {
+        func require(_ present: Bool, _ what: String) throws {
+            if !present { throw ABIReading.Failure("coder \(d.id) claims \(what) but its slot is empty") }
+        }
+        let caps = d.capabilities
+        guard caps.contains(.decode) || caps.contains(.encode) else {
+            throw ABIReading.Failure("coder \(d.id) can neither decode nor encode")
+        }
+        if caps.contains(.decode) { try require(table.decode != nil && table.probe != nil, "decode (probe + decode)") }
+        if caps.contains(.encode) { try require(table.encode != nil, "encode") }
+        if caps.contains(.animated) {
+            try require(table.frames_open != nil && table.frames_next != nil && table.frames_close != nil, "animation")
+        }
+        if caps.contains(.incremental) {
+            try require(table.incremental_open != nil && table.incremental_update != nil && table.incremental_close != nil,
+                        "incremental decoding")
+        }
+        if d.patterns.contains(where: \.confirmWithSniff) { try require(table.sniff != nil, "confirm-by-sniff patterns") }
+    }
+
+    var isThreadSafe: Bool { descriptor.capabilities.contains(.threadSafe) }
+
+    /// Runs a plugin call under the serial lock when the coder is not thread-safe.
+    func calling<R>(_ body: () throws -> R) rethrows -> R {
+        if isThreadSafe { return try body() }
+        return try serial.withLock { _ in try body() }
+    }
+
+    /// Asks the coder to confirm a candidate match.
+    func sniff(_ data: UnsafeRawBufferPointer) -> PluginStatus {
+        guard let sniff = vtable.sniff else { return .ok }
+        return calling {
+            PluginStatus(abi: sniff(data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count))
+        }
+    }
+}
+
+/// A message buffer for one plugin call.
+struct MessageBuffer {
+    private var storage = [CChar](repeating: 0, count: 1024)
+
+    mutating func withMessage<R>(_ body: (ip_message) throws -> R) rethrows -> R {
+        try storage.withUnsafeMutableBufferPointer { buffer in
+            try body(ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+        }
+    }
+
+    var text: String {
+        storage.withUnsafeBufferPointer { buffer in
+            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import PluginAPI
+
+extension PluginCoder {
+    /// Encodes still images (one, or several frames of an animation) to bytes.
+    func encode(_ frames: [Image], options: EncodeOptions, maxOutputBytes: Int = 1 << 30) throws -> [UInt8] {
+        guard let encode = vtable.encode, descriptor.capabilities.contains(.encode) else {
+            throw PipelineError.noEncoder(format: descriptor.format)
+        }
+        let sink = ByteSink(limit: maxOutputBytes)
+        let context = CallContext(limits: DecodeLimits())
+        var abiFrames = frames.map { frame in
+            ip_image(struct_size: UInt32(MemoryLayout<ip_image>.size), width: UInt32(frame.width), height: UInt32(frame.height),
+                     stride: UInt32(frame.stride), format: frame.pixelFormat.abi, alpha_mode: frame.alphaMode.abi,
+                     pixels: frame.storage.pointer, duration_ms: UInt32(frame.durationMilliseconds), index: UInt32(frame.index))
+        }
+        var abiOptions = options.abi
+        var message = MessageBuffer()
+        let status = withExtendedLifetime(frames) {
+            sink.withABI { abiSink in
+                message.withMessage { m in
+                    calling { PluginStatus(abi: encode(&abiFrames, UInt32(abiFrames.count), &abiOptions, context.handle, abiSink, m)) }
+                }
+            }
+        }
+        guard status == .ok else { throw PipelineError.encodingFailed(coder: descriptor.id, status: status, message: message.text) }
+        return sink.bytes
+    }
+}
+
+/// Collects an encoder's output (the ABI's ip_byte_sink) up to a limit.
+final class ByteSink {
+    private(set) var bytes: [UInt8] = []
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func withABI<R>(_ body: (UnsafePointer<ip_byte_sink>) -> R) -> R {
+        var sink = ip_byte_sink(
+            struct_size: UInt32(MemoryLayout<ip_byte_sink>.size),
+            context: Unmanaged.passUnretained(self).toOpaque(),
+            write: { context, data, size in
+                guard let context else { return ip_status(IP_STATUS_INTERNAL) }
+                let sink = Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue()
+                guard sink.bytes.count + size <= sink.limit else { return ip_status(IP_STATUS_LIMIT_EXCEEDED) }
+                if size > 0, let data { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: size)) }
+                return ip_status(IP_STATUS_OK)
+            })
+        return withExtendedLifetime(self) { body(&sink) }
+    }
+}

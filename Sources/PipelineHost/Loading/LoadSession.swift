@@ -1,0 +1,109 @@
+import PluginAPI
+import Synchronization
+
+/// The host side of one plugin load: collects the callbacks into bytes and resumes the waiting task once.
+///
+/// Lives until the loader's `complete` callback (retained through the C context pointer) and the awaiting task
+/// both let go. `Sendable` through its Mutex: callbacks arrive on a loader thread.
+final class LoadSession: Sendable {
+    private struct State {
+        var bytes: [UInt8] = []
+        var expected: Int64 = -1
+        var failure: (PluginStatus, String)?
+        var continuation: CheckedContinuation<[UInt8], Error>?
+        var finished = false
+        var rejection: (PluginStatus, String)?
+
+        /// The final outcome, moving the bytes out.
+        mutating func result(url: String, loader: String) -> Result<[UInt8], Error> {
+            if let (status, message) = failure {
+                return .failure(status == .cancelled ? PipelineError.cancelled
+                                : PipelineError.loadingFailed(url: url, loader: loader, status: status, message: message))
+            }
+            defer { bytes = [] }
+            return .success(bytes)
+        }
+    }
+
+    let url: String
+    let loaderID: String
+    let maxBytes: Int?
+    private let state = Mutex(State())
+
+    init(url: String, loaderID: String, maxBytes: Int?) {
+        self.url = url
+        self.loaderID = loaderID
+        self.maxBytes = maxBytes
+    }
+
+    func wait(_ continuation: CheckedContinuation<[UInt8], Error>) {
+        let ready: Result<[UInt8], Error>? = state.withLock { s in
+            if s.finished { return s.result(url: url, loader: loaderID) }
+            s.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(with: ready) }
+    }
+
+    /// Callbacks table pointing back at this session; the session is retained until `complete`.
+    func callbacks() -> ip_load_callbacks {
+        ip_load_callbacks(
+            struct_size: UInt32(MemoryLayout<ip_load_callbacks>.size),
+            context: Unmanaged.passRetained(self).toOpaque(),
+            response: { context, _, expected, _, _ in
+                guard let context else { return 1 }
+                let session = Unmanaged<LoadSession>.fromOpaque(context).takeUnretainedValue()
+                return session.response(expected: expected)
+            },
+            data: { context, bytes, size in
+                guard let context else { return 1 }
+                let session = Unmanaged<LoadSession>.fromOpaque(context).takeUnretainedValue()
+                return session.receive(UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : size))
+            },
+            complete: { context, status, message in
+                guard let context else { return }
+                let session = Unmanaged<LoadSession>.fromOpaque(context).takeRetainedValue()
+                session.complete(PluginStatus(abi: status), message.map { String(cString: $0) } ?? "")
+            })
+    }
+
+    /// Releases the retain taken by `callbacks()` when the loader refused to start (no callback will come).
+    func releaseUnstarted(_ callbacks: ip_load_callbacks) {
+        if let context = callbacks.context { Unmanaged<LoadSession>.fromOpaque(context).release() }
+    }
+
+    private func response(expected: Int64) -> Int32 {
+        state.withLock { s in
+            s.expected = expected
+            if let maxBytes, expected > Int64(maxBytes) {
+                s.rejection = (.limitExceeded, "the body of \(expected) bytes exceeds the limit of \(maxBytes)")
+                return 1
+            }
+            if expected > 0 { s.bytes.reserveCapacity(Int(min(expected, 1 << 30))) }
+            return 0
+        }
+    }
+
+    private func receive(_ chunk: UnsafeBufferPointer<UInt8>) -> Int32 {
+        state.withLock { s in
+            if let maxBytes, s.bytes.count + chunk.count > maxBytes {
+                s.rejection = (.limitExceeded, "the body exceeds the limit of \(maxBytes) bytes")
+                return 1
+            }
+            s.bytes.append(contentsOf: chunk)
+            return 0
+        }
+    }
+
+    private func complete(_ status: PluginStatus, _ message: String) {
+        let resume: (CheckedContinuation<[UInt8], Error>, Result<[UInt8], Error>)? = state.withLock { s in
+            guard !s.finished else { return nil }
+            s.finished = true
+            if status != .ok { s.failure = s.rejection ?? (status, message) }
+            guard let continuation = s.continuation else { return nil }
+            s.continuation = nil
+            return (continuation, s.result(url: url, loader: loaderID))
+        }
+        if let (continuation, result) = resume { continuation.resume(with: result) }
+    }
+}

@@ -1,0 +1,21 @@
+/// Routes each URL to the loader for its scheme (plain paths are "file"); the first loader on the search path
+/// that handles a scheme wins, ties broken by descriptor priority.
+public final class LoadersManager: DataLoading {
+    public let loaders: [PluginLoader]
+
+    public init(loaders: [PluginLoader]) {
+        self.loaders = loaders.enumerated().sorted {
+            $0.element.descriptor.priority != $1.element.descriptor.priority
+                ? $0.element.descriptor.priority > $1.element.descriptor.priority : $0.offset < $1.offset
+        }.map(\.element)
+    }
+
+    public func loader(for url: String) -> PluginLoader? { loaders.first { $0.canLoad(url: url) } }
+
+    public func canLoad(url: String) -> Bool { loader(for: url) != nil }
+
+    public func load(url: String, options: LoadOptions = LoadOptions()) async throws -> [UInt8] {
+        guard let loader = loader(for: url) else { throw PipelineError.noLoader(url: url, scheme: urlScheme(of: url)) }
+        return try await loader.load(url: url, options: options)
+    }
+}

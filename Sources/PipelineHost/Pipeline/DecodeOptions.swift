@@ -1,0 +1,115 @@
+import PluginAPI
+
+/// Limits a decode must stay within; the defaults protect a server from decompression bombs.
+public struct DecodeLimits: Sendable, Hashable, Codable {
+    /// Output and intermediate pixels. Default 268 million (16384 x 16384), as libvips' default.
+    public var maxPixels: Int
+    /// Largest width or height. Default 65535.
+    public var maxDimension: Int
+    /// Animation frames. Default 10000.
+    public var maxFrames: Int
+    /// Encoded input bytes. Default 512 MiB.
+    public var maxInputBytes: Int
+
+    public init(maxPixels: Int = 16384 * 16384, maxDimension: Int = 65535, maxFrames: Int = 10000,
+                maxInputBytes: Int = 512 << 20) {
+        self.maxPixels = maxPixels
+        self.maxDimension = maxDimension
+        self.maxFrames = maxFrames
+        self.maxInputBytes = maxInputBytes
+    }
+
+    var abi: ip_limits {
+        ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: UInt64(max(0, maxPixels)),
+                  max_dimension: UInt32(clamping: maxDimension), max_frames: UInt32(clamping: maxFrames),
+                  max_input_bytes: UInt64(max(0, maxInputBytes)))
+    }
+}
+
+/// What to decode and at which size. Every field has a default, so `DecodeOptions()` decodes the first
+/// image at its intrinsic size.
+public struct DecodeOptions: Sendable, Hashable, Codable {
+    /// Output box; nil = intrinsic size. Raster sources are never upscaled unless `allowUpscale`;
+    /// vector sources render at the box (that is what a size means for them).
+    public var thumbnailSize: PixelSize?
+    /// Default `.fit`.
+    public var scaleMode: ScaleMode
+    /// 0-based page of a document. Default 0.
+    public var pageIndex: Int
+    /// 0-based frame of an animation. Default 0.
+    public var frameIndex: Int
+    /// Decode only the first frame of animations. Default false.
+    public var firstFrameOnly: Bool
+    /// Tint colour; with `template` the output is this colour with the decoded alpha, without it vector coders
+    /// still use it as CSS `currentColor`. Default nil.
+    public var tint: RGBAColor?
+    /// Template rendering (SwiftUI's `.renderingMode(.template)`). Default false.
+    public var template: Bool
+    /// Allow fit/aspect-fill outputs larger than a raster source. Default false.
+    public var allowUpscale: Bool
+    /// RGBA16 output for sources with more than 8 bits per channel. Default false.
+    public var highBitDepth: Bool
+    /// Documents: transparent instead of white page background. Default false.
+    public var transparentBackground: Bool
+    /// Ignore EXIF / irot / imir orientation. Default false (orientation applied).
+    public var ignoreOrientation: Bool
+    /// Decoder threads; 0 = the coder's default. Default 0.
+    public var threads: Int
+    public var limits: DecodeLimits
+    /// Where the bytes came from (file: URL for local files). Vector coders resolve relative resources against a
+    /// file: URL only. Set by the image manager; default nil.
+    public var sourceURL: String?
+    /// Password for encrypted documents. Default nil.
+    public var password: String?
+
+    public init(thumbnailSize: PixelSize? = nil, scaleMode: ScaleMode = .fit, pageIndex: Int = 0, frameIndex: Int = 0,
+                firstFrameOnly: Bool = false, tint: RGBAColor? = nil, template: Bool = false, allowUpscale: Bool = false,
+                highBitDepth: Bool = false, transparentBackground: Bool = false, ignoreOrientation: Bool = false,
+                threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil) {
+        self.thumbnailSize = thumbnailSize
+        self.scaleMode = scaleMode
+        self.pageIndex = pageIndex
+        self.frameIndex = frameIndex
+        self.firstFrameOnly = firstFrameOnly
+        self.tint = tint
+        self.template = template
+        self.allowUpscale = allowUpscale
+        self.highBitDepth = highBitDepth
+        self.transparentBackground = transparentBackground
+        self.ignoreOrientation = ignoreOrientation
+        self.threads = threads
+        self.limits = limits
+        self.sourceURL = sourceURL
+        self.password = password
+    }
+
+    /// Calls `body` with the C options; the C strings live for the duration of the call.
+    func withABI<R>(_ body: (UnsafePointer<ip_decode_options>) throws -> R) rethrows -> R {
+        var flags: UInt32 = 0
+        if firstFrameOnly { flags |= UInt32(IP_DECODE_FIRST_FRAME_ONLY) }
+        if template { flags |= UInt32(IP_DECODE_TEMPLATE) }
+        if allowUpscale { flags |= UInt32(IP_DECODE_ALLOW_UPSCALE) }
+        if highBitDepth { flags |= UInt32(IP_DECODE_HIGH_BIT_DEPTH) }
+        if transparentBackground { flags |= UInt32(IP_DECODE_TRANSPARENT_BACKGROUND) }
+        if ignoreOrientation { flags |= UInt32(IP_DECODE_IGNORE_ORIENTATION) }
+        if tint != nil { flags |= UInt32(IP_DECODE_HAS_TINT) }
+        return try withOptionalCString(sourceURL) { url in
+            try withOptionalCString(password) { password in
+                var options = ip_decode_options(
+                    struct_size: UInt32(MemoryLayout<ip_decode_options>.size),
+                    thumbnail_width: UInt32(clamping: thumbnailSize?.width ?? 0),
+                    thumbnail_height: UInt32(clamping: thumbnailSize?.height ?? 0),
+                    scale_mode: scaleMode.abi, flags: flags,
+                    page_index: UInt32(clamping: pageIndex), frame_index: UInt32(clamping: frameIndex),
+                    tint_rgba: tint?.packed ?? 0, threads: UInt32(clamping: threads), limits: limits.abi,
+                    source_url: url, password: password)
+                return try body(&options)
+            }
+        }
+    }
+}
+
+func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) throws -> R) rethrows -> R {
+    guard let text else { return try body(nil) }
+    return try text.withCString { try body($0) }
+}

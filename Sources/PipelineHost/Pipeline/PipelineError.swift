@@ -1,0 +1,74 @@
+/// Every failure the pipeline reports, with its cause and a stable numeric code.
+///
+/// Code ranges by domain: 1xxx loading, 2xxx decoding/encoding, 3xxx plugin/ABI, 4xxx cache, 5xxx usage.
+/// Within a domain, a plugin status maps onto `base + status` so the C status survives into logs and exit codes.
+public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// A loader failed (file missing, HTTP error, limit).
+    case loadingFailed(url: String, loader: String, status: PluginStatus, message: String)
+    /// No loader handles the URL's scheme.
+    case noLoader(url: String, scheme: String)
+    /// No coder recognised the bytes.
+    case unknownFormat(bytesSeen: Int, hint: String)
+    /// A coder failed.
+    case decodingFailed(coder: String, status: PluginStatus, message: String)
+    /// No coder can encode the format.
+    case noEncoder(format: String)
+    case encodingFailed(coder: String, status: PluginStatus, message: String)
+    /// A plugin broke the ABI's rules at run time (bad image struct, unknown pixel format).
+    case pluginMisbehaved(plugin: String, message: String)
+    case cacheFailed(cache: String, status: PluginStatus, message: String)
+    case invalidArgument(String)
+    case outOfMemory(bytes: Int)
+    case cancelled
+
+    /// The plugin status behind the error, where there is one.
+    public var status: PluginStatus? {
+        switch self {
+        case .loadingFailed(_, _, let s, _), .decodingFailed(_, let s, _), .encodingFailed(_, let s, _),
+             .cacheFailed(_, let s, _): s
+        case .cancelled: .cancelled
+        case .outOfMemory: .noMemory
+        case .unknownFormat, .noEncoder: .unsupported
+        case .noLoader: .unsupported
+        case .pluginMisbehaved: .internalError
+        case .invalidArgument: nil
+        }
+    }
+
+    /// Stable code for scripts and logs.
+    public var code: Int {
+        switch self {
+        case .loadingFailed(_, _, let s, _): 1000 + Int(s.rawValue)
+        case .noLoader: 1100
+        case .decodingFailed(_, let s, _): 2000 + Int(s.rawValue)
+        case .unknownFormat: 2100
+        case .encodingFailed(_, let s, _): 2200 + Int(s.rawValue)
+        case .noEncoder: 2300
+        case .pluginMisbehaved: 3000
+        case .cacheFailed(_, let s, _): 4000 + Int(s.rawValue)
+        case .invalidArgument: 5000
+        case .outOfMemory: 5001
+        case .cancelled: 5002
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .loadingFailed(let url, let loader, let status, let message):
+            "cannot load \(url): \(message.isEmpty ? status.description : message) (\(loader), \(status))"
+        case .noLoader(let url, let scheme): "no loader handles '\(scheme)' URLs (\(url))"
+        case .unknownFormat(let seen, let hint):
+            "unrecognised image format\(hint.isEmpty ? "" : " (\(hint))"): no coder matched the first \(seen) bytes"
+        case .decodingFailed(let coder, let status, let message):
+            "\(message.isEmpty ? status.description : message) (\(coder), \(status))"
+        case .noEncoder(let format): "no coder can encode '\(format)'"
+        case .encodingFailed(let coder, let status, let message):
+            "encoding failed: \(message.isEmpty ? status.description : message) (\(coder), \(status))"
+        case .pluginMisbehaved(let plugin, let message): "plugin \(plugin) broke the ABI: \(message)"
+        case .cacheFailed(let cache, let status, let message): "cache \(cache): \(message) (\(status))"
+        case .invalidArgument(let message): message
+        case .outOfMemory(let bytes): "cannot allocate \(bytes) bytes"
+        case .cancelled: "cancelled"
+        }
+    }
+}

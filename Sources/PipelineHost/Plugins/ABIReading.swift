@@ -1,0 +1,68 @@
+import PluginAPI
+
+/// Reading C tables from a plugin defensively: versioned sizes, strings, lists.
+///
+/// Every struct starts with `struct_size`. The host copies `min(struct_size, what it knows)` bytes into a
+/// zeroed struct, so fields a older plugin lacks read as their zero defaults and fields a newer plugin added are
+/// ignored. A size below the 1.0 layout or above IP_MAX_STRUCT_SIZE means the table is not what it claims.
+enum ABIReading {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func read<T>(_ pointer: UnsafeRawPointer?, as type: T.Type, named name: String, minimumSize: Int? = nil) throws -> T {
+        guard let pointer else { throw Failure("\(name) is NULL") }
+        let declared = Int(pointer.loadUnaligned(as: UInt32.self))
+        let minimum = minimumSize ?? MemoryLayout<T>.size
+        if declared < minimum {
+            throw Failure("\(name).struct_size is \(declared), smaller than the \(minimum) bytes of ABI \(IP_ABI_MAJOR).0")
+        }
+        if declared > Int(IP_MAX_STRUCT_SIZE) {
+            throw Failure("\(name).struct_size is \(declared), larger than the maximum \(IP_MAX_STRUCT_SIZE): corrupt table")
+        }
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
+        defer { storage.deallocate() }
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
+        storage.copyMemory(from: pointer, byteCount: min(declared, MemoryLayout<T>.size))
+        return storage.load(as: T.self)
+    }
+
+    /// A required, non-empty, valid UTF-8 string.
+    static func string(_ pointer: UnsafePointer<CChar>?, named name: String, maxLength: Int = 1024) throws -> String {
+        guard let pointer else { throw Failure("\(name) is NULL") }
+        guard strnlen(pointer, maxLength + 1) <= maxLength else { throw Failure("\(name) is longer than \(maxLength) bytes") }
+        guard let text = String(validatingCString: pointer) else { throw Failure("\(name) is not valid UTF-8") }
+        guard !text.isEmpty else { throw Failure("\(name) is empty") }
+        return text
+    }
+
+    static func optionalString(_ pointer: UnsafePointer<CChar>?, named name: String) throws -> String {
+        pointer == nil ? "" : ((try? string(pointer, named: name)) ?? "")
+    }
+
+    /// A NULL-terminated string list (at most 64 entries).
+    static func stringList(_ list: UnsafePointer<UnsafePointer<CChar>?>?, named name: String) throws -> [String] {
+        guard let list else { throw Failure("\(name) is NULL (use an empty list)") }
+        var items: [String] = []
+        var index = 0
+        while let item = list[index] {
+            guard index < 64 else { throw Failure("\(name) has more than 64 entries or lacks its NULL terminator") }
+            items.append(try string(item, named: "\(name)[\(index)]", maxLength: 256))
+            index += 1
+        }
+        return items
+    }
+
+    /// A reverse-DNS identifier such as "org.imagepipe.coder.png/1".
+    static func identifier(_ pointer: UnsafePointer<CChar>?, named name: String) throws -> String {
+        let id = try string(pointer, named: name, maxLength: 256)
+        let allowed = id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-/".unicodeScalars.contains($0)) }
+        guard allowed, id.contains(".") else { throw Failure("\(name) '\(id)' is not a reverse-DNS identifier") }
+        return id
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
