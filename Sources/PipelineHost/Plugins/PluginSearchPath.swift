@@ -75,6 +75,9 @@ public struct PluginSearchPath: Sendable, Equatable {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// `path` made absolute against the current directory (for paths the user typed).
+    public static func absolutePath(_ path: String) -> String { absolute(path) }
+
     static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -1,0 +1,62 @@
+import PipelineHost
+
+/// The decode options shared by `info` and `render`.
+enum DecodeArguments {
+    static let valued: Set<String> = ["size", "mode", "tint", "page", "frame", "password", "max-pixels", "threads"]
+    static let flags: Set<String> = ["template", "upscale", "transparent", "high-bit-depth", "first-frame-only", "no-orientation"]
+
+    static let helpText = """
+        Decode options:
+          --size WxH          output box in pixels; 0 on one side = derived from the other (e.g. 1024x0)
+          --mode MODE         fit (default: keep aspect, inside the box), fill (stretch), aspect-fill (cover, crop centred)
+          --upscale           let raster sources grow beyond their size in fit/aspect-fill (vectors always render at size)
+          --tint COLOR        #rgb, #rrggbb, #rrggbbaa or a CSS colour name; vector coders use it as currentColor
+          --template          output = tint colour with the image's alpha (needs --tint)
+          --page N            0-based page of a document (default 0)
+          --frame N           0-based frame of an animation (default 0)
+          --first-frame-only  decode only the first frame of animations
+          --transparent       documents: transparent instead of white page background
+          --high-bit-depth    16-bit output for sources with more than 8 bits per channel
+          --no-orientation    do not apply EXIF/irot/imir orientation
+          --password TEXT     password of an encrypted document
+          --max-pixels N      refuse outputs larger than N pixels (default 268435456)
+          --threads N         decoder threads (default: the coder's choice)
+        """
+
+    static func options(_ args: Arguments) throws -> DecodeOptions {
+        var options = DecodeOptions()
+        if let size = args.value("size") {
+            guard let parsed = PixelSize(parsing: size) else { throw UsageError("--size must be WxH, e.g. 256x256 or 1024x0, not '\(size)'") }
+            options.thumbnailSize = parsed
+        }
+        if let mode = args.value("mode") {
+            guard let parsed = ScaleMode(rawValue: mode) else { throw UsageError("--mode must be fit, fill or aspect-fill, not '\(mode)'") }
+            options.scaleMode = parsed
+        }
+        if let tint = args.value("tint") {
+            guard let color = RGBAColor(parsing: tint) else {
+                throw UsageError("--tint must be #rgb, #rrggbb, #rrggbbaa or a CSS colour name, not '\(tint)'")
+            }
+            options.tint = color
+        }
+        options.template = args.flag("template")
+        if options.template && options.tint == nil { throw UsageError("--template needs --tint COLOR") }
+        options.pageIndex = try args.int("page", range: 0...1_000_000) ?? 0
+        options.frameIndex = try args.int("frame", range: 0...10_000_000) ?? 0
+        options.allowUpscale = args.flag("upscale")
+        options.transparentBackground = args.flag("transparent")
+        options.highBitDepth = args.flag("high-bit-depth")
+        options.firstFrameOnly = args.flag("first-frame-only")
+        options.ignoreOrientation = args.flag("no-orientation")
+        options.password = args.value("password")
+        if let maxPixels = try args.int("max-pixels", range: 1...Int(Int32.max) * 64) { options.limits.maxPixels = maxPixels }
+        options.threads = try args.int("threads", range: 0...256) ?? 0
+        return options
+    }
+
+    /// A URL stays as it is; a path becomes absolute (loaders take absolute paths).
+    static func source(_ text: String) -> String {
+        if text.hasPrefix("/") || text.contains("://") { return text }
+        return PluginSearchPath.absolutePath(text)
+    }
+}

@@ -1,0 +1,38 @@
+import PipelineHost
+
+/// `imagepipe info`: what a source is, without decoding its pixels.
+enum InfoCommand: Command {
+    static let name = "info"
+    static let summary = "show format, size, frames/pages, alpha, bit depth and the coder chosen"
+    static let help = """
+        Usage: imagepipe info <url-or-path> [--json] [--page N] [--password TEXT] [--plugin-dir DIR]...
+
+        Loads the source, picks a coder by its magic bytes (never by the file extension) and prints what the
+        coder reads from it without decoding pixels.
+
+          --json   machine-readable output
+
+        \(HostSetup.helpText)
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued),
+                                 flags: DecodeArguments.flags.union(["json"]))
+        guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
+        let manager = ImageManager(host: HostSetup.host(args))
+        let source = DecodeArguments.source(args.positionals[0])
+        let info = try await manager.info(for: source, options: try DecodeArguments.options(args))
+        if args.flag("json") { try Output.json(info); return }
+        Output.table(["", ""], [
+            ["format", info.format],
+            ["size", "\(info.width)x\(info.height)"],
+            ["frames", info.frameCount == 0 ? "unknown" : String(info.frameCount)],
+            ["pages", String(info.pageCount)],
+            ["loop count", info.loopCount.map { $0 == 0 ? "infinite" : String($0) } ?? "not stated"],
+            ["alpha", info.hasAlpha ? "yes" : "no"],
+            ["bit depth", String(info.bitDepth)],
+            ["details", info.details],
+            ["coder", info.coderID],
+        ].map { [$0[0] + ":", $0[1]] }.map { [$0[0], $0[1]] })
+    }
+}

@@ -1,0 +1,42 @@
+import PipelineHost
+
+/// `imagepipe render`: decode (at a size, tinted, a page or frame) and encode to the output's format.
+enum RenderCommand: Command {
+    static let name = "render"
+    static let summary = "decode a source at a size and write it in the output file's format"
+    static let help = """
+        Usage: imagepipe render <url-or-path> -o <out.ext> [decode options] [--quality N] [--plugin-dir DIR]...
+
+        The output format follows the extension of -o, through whichever coder can encode it.
+
+          -o, --output FILE   where to write (required)
+          --quality N         encoder quality 1...100 (default: the encoder's)
+          --lossless          lossless encoding where the format offers it
+
+        \(DecodeArguments.helpText)
+
+        \(HostSetup.helpText)
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(arguments,
+                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(["o", "output", "quality"]),
+                                 flags: DecodeArguments.flags.union(["lossless"]))
+        guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
+        guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
+        guard let dot = output.lastIndex(of: "."), !output[output.index(after: dot)...].contains("/") else {
+            throw UsageError("the output file '\(output)' has no extension to choose its format from")
+        }
+        let format = output[output.index(after: dot)...].lowercased()
+        let host = HostSetup.host(args)
+        guard host.coders.canEncode(format: format) else {
+            let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
+            throw CLIError("no coder can encode '\(format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+        }
+        let options = try DecodeArguments.options(args)
+        let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
+        let image = try await ImageManager(host: host).image(for: DecodeArguments.source(args.positionals[0]), options: options)
+        let bytes = try host.coders.encode(image, format: format, options: encodeOptions)
+        try Output.write(bytes, to: output)
+    }
+}

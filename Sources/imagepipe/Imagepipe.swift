@@ -1,0 +1,73 @@
+import PipelineHost
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One subcommand of the CLI.
+protocol Command {
+    static var name: String { get }
+    static var summary: String { get }
+    static var help: String { get }
+    static func run(_ arguments: [String]) async throws
+}
+
+@main
+enum Imagepipe {
+    static let commands: [any Command.Type] = [
+        PluginsCommand.self, CodersCommand.self, LoadersCommand.self, CachesCommand.self,
+        InfoCommand.self, RenderCommand.self,
+    ]
+
+    static let usage: String = {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        let list = commands.map { "  \($0.name.padded(to: width))  \($0.summary)" }
+        return """
+            imagepipe \(HostVersion.string) — an image pipeline whose coders, loaders and caches are plugins
+
+            Usage: imagepipe <command> [options]
+
+            Commands:
+            \(list.joined(separator: "\n"))
+
+            Run 'imagepipe <command> --help' for a command's options.
+            """
+    }()
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let first = arguments.first else {
+            Output.error(usage)
+            exit(2)
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            Output.line(usage)
+            exit(0)
+        }
+        if first == "--version" {
+            Output.line("imagepipe \(HostVersion.string) (plugin ABI \(HostVersion.abi))")
+            exit(0)
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            Output.error("imagepipe: unknown command '\(first)'; run 'imagepipe --help'")
+            exit(2)
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            Output.line(command.help)
+            exit(0)
+        }
+        do {
+            try await command.run(rest)
+            exit(0)
+        } catch let error as UsageError {
+            Output.error("imagepipe \(command.name): \(error); see 'imagepipe \(command.name) --help'")
+            exit(2)
+        } catch let error as PipelineError {
+            Output.error("imagepipe \(command.name): \(error) [E\(error.code)]")
+            exit(1)
+        } catch {
+            Output.error("imagepipe \(command.name): \(error)")
+            exit(1)
+        }
+    }
+}
