@@ -1,9 +1,66 @@
+import CPoppler
 import PluginAPI
 import PluginKit
 
-/// Placeholder entry until the plugin is written.
+/// The PDF coder's static descriptor: routing data the host reads without calling in.
+///
+/// Two magic patterns because poppler accepts a header anywhere in the first 1024 bytes (files with junk
+/// before `%PDF-` exist in the wild, e.g. the PDF 2.0 "offset start" example): the usual header at offset 0
+/// decides alone, and a low-relevance catch-all asks `PDFSniffer` to search the first 1024 bytes.
+nonisolated(unsafe) private let pdfDescriptor = Descriptors.coder(
+    id: "org.imagepipe.coder.pdf/1", name: "PDF (poppler)", version: "1.0.0", format: "pdf",
+    mimeTypes: ["application/pdf", "application/x-pdf"], extensions: ["pdf"],
+    // Not THREAD_SAFE: poppler-glib documents no thread-safety guarantee, and its cairo output device shares a
+    // font engine between documents, so the host serialises calls. Isolation is recommended because poppler
+    // has a long history of crashes on fuzzed input.
+    capabilities: UInt64(IP_CODER_CAN_DECODE) | UInt64(IP_CODER_VECTOR) | UInt64(IP_CODER_MULTIPAGE)
+        | UInt64(IP_CODER_SCALES) | UInt64(IP_CODER_FAST_THUMBNAIL) | UInt64(IP_CODER_TINTS)
+        | UInt64(IP_CODER_RECOMMENDS_ISOLATION),
+    patterns: [
+        MagicPattern(offset: 0, ascii: "%PDF-", relevance: 100),
+        MagicPattern(offset: 0, bytes: [], relevance: 60, confirmWithSniff: true),
+    ],
+    sniffBytes: PDFSniffer.searchWindow)
+
+/// The coder vtable. Each slot is a non-capturing C function that enters Swift through `withStatus`.
+nonisolated(unsafe) private let pdfCoder = StaticStorage.value(ip_coder(
+    struct_size: UInt32(MemoryLayout<ip_coder>.size),
+    descriptor: pdfDescriptor,
+    sniff: { data, size in PDFSniffer.sniff(data, size) },
+    probe: { request, info, message in
+        withStatus(message) {
+            guard let info else { throw PluginFailure.internalError("NULL info") }
+            let result = try PDFProbe.probe(DecodeRequestView(request))
+            copyVersioned(result, to: info, hostSize: info.pointee.struct_size)
+        }
+    },
+    decode: { request, image, message in
+        withStatus(message) {
+            guard let image else { throw PluginFailure.internalError("NULL image") }
+            let result = try PDFRenderer.decode(DecodeRequestView(request))
+            copyVersioned(result, to: image, hostSize: image.pointee.struct_size)
+        }
+    },
+    frames_open: nil, frames_next: nil, frames_close: nil,
+    incremental_open: nil, incremental_update: nil, incremental_close: nil,
+    encode: nil))
+
+/// Writes a result struct into the host's, never past the size the host declared (an older host's struct may
+/// be shorter); the host's own `struct_size` is kept. A size of 0 is read as "the same version as ours".
+private func copyVersioned<T>(_ value: T, to target: UnsafeMutablePointer<T>, hostSize: UInt32) {
+    let ours = MemoryLayout<T>.size
+    let count = hostSize == 0 ? ours : min(Int(hostSize), ours)
+    var copy = value
+    withUnsafeMutableBytes(of: &copy) { bytes in
+        // struct_size is the first field of every ABI struct: keep the host's value.
+        if hostSize != 0 { bytes.storeBytes(of: hostSize, as: UInt32.self) }
+        UnsafeMutableRawPointer(target).copyMemory(from: bytes.baseAddress!, byteCount: count)
+    }
+}
+
 nonisolated(unsafe) let pluginEntry = PluginEntry.make(
-    id: "org.imagepipe.placeholder.PDFCoder", name: "PDFCoder", version: "0.0.0", description: "placeholder")
+    id: "org.imagepipe.pdf", name: "PDFCoder", version: "1.0.0",
+    description: "Renders PDF pages at any size with poppler-glib and cairo", coders: [pdfCoder])
 
 @_cdecl("imagepipe_plugin_entry")
 public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry }
