@@ -16,7 +16,7 @@ enum CodersCommand: Command {
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: ["json"])
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let coders = HostSetup.host(args).coders.coders.map(\.descriptor)
         if args.flag("json") { try Output.json(coders); return }
@@ -43,7 +43,7 @@ enum LoadersCommand: Command {
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: ["json"])
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let loaders = HostSetup.host(args).loaders.loaders.map(\.descriptor)
         if args.flag("json") { try Output.json(loaders); return }
@@ -69,7 +69,7 @@ enum CachesCommand: Command {
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: ["json"])
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let caches = HostSetup.host(args).caches.caches.map(\.descriptor)
         if args.flag("json") { try Output.json(caches); return }

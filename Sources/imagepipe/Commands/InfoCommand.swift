@@ -17,22 +17,28 @@ enum InfoCommand: Command {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued),
-                                 flags: DecodeArguments.flags.union(["json"]))
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(["json"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         let manager = ImageManager(host: HostSetup.host(args))
         let source = DecodeArguments.source(args.positionals[0])
         let info = try await manager.info(for: source, options: try DecodeArguments.options(args))
         if args.flag("json") { try Output.json(info); return }
-        Output.table(["", ""], [
-            ["format", info.format],
-            ["size", "\(info.width)x\(info.height)"],
-            ["frames", info.frameCount == 0 ? "unknown" : String(info.frameCount)],
-            ["pages", String(info.pageCount)],
-            ["loop count", info.loopCount.map { $0 == 0 ? "infinite" : String($0) } ?? "not stated"],
-            ["alpha", info.hasAlpha ? "yes" : "no"],
-            ["bit depth", String(info.bitDepth)],
-            ["details", info.details],
-            ["coder", info.coderID],
-        ].map { [$0[0] + ":", $0[1]] }.map { [$0[0], $0[1]] })
+        var rows = [
+            ("format", info.format),
+            ("size", "\(info.width)x\(info.height)"),
+            ("frames", info.frameCount == 0 ? "unknown" : String(info.frameCount)),
+            ("pages", String(info.pageCount)),
+        ]
+        if info.frameCount != 1 {
+            rows.append(("loop count", info.loopCount.map { $0 == 0 ? "infinite" : String($0) } ?? "not stated"))
+        }
+        rows += [
+            ("alpha", info.hasAlpha ? "yes" : "no"),
+            ("bit depth", String(info.bitDepth)),
+            ("details", info.details),
+            ("coder", info.coderID),
+        ]
+        let width = rows.map(\.0.count).max()! + 1
+        for (label, value) in rows { Output.line("\((label + ":").padded(to: width)) \(value)") }
     }
 }

@@ -22,7 +22,7 @@ enum PluginsCommand: Command {
     }
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: ["json"])
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let registry = HostSetup.host(args).registry
         if args.flag("json") {

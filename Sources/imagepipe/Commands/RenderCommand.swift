@@ -21,7 +21,7 @@ enum RenderCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(["o", "output", "quality"]),
-                                 flags: DecodeArguments.flags.union(["lossless"]))
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(["lossless"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         guard let dot = output.lastIndex(of: "."), !output[output.index(after: dot)...].contains("/") else {

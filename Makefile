@@ -1,0 +1,46 @@
+# imagepipe — the two commands of the README, and the steps they are made of.
+#
+#   make          build (release) and install every plugin into plugins.d/
+#   make run      bootstrap, build, list the coders and render the sample inputs into out/
+#   make test     bootstrap, build and run every test
+#   make bench    run the side-by-side benchmarks (Benchmarks/)
+
+SWIFT ?= swift
+CONFIG := release
+BIN := .build/$(CONFIG)
+PLUGIN_DIR := $(CURDIR)/plugins.d
+SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder
+IMAGEPIPE := $(BIN)/imagepipe
+
+.PHONY: all bootstrap build plugins run test bench clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+# One `swift build` builds the CLI and every plugin product; then the .so files are installed.
+build: bootstrap
+	$(SWIFT) build -c $(CONFIG)
+	@$(MAKE) --no-print-directory plugins
+
+plugins:
+	@mkdir -p $(PLUGIN_DIR)
+	@chmod 0755 $(PLUGIN_DIR)
+	@for p in $(SWIFT_PLUGINS); do install -m 0755 $(BIN)/lib$$p.so $(PLUGIN_DIR)/lib$$p.so; done
+	@$(MAKE) --no-print-directory -C Plugins/TemplateCoder OUT=$(PLUGIN_DIR)
+	@echo "plugins installed in plugins.d/: $$(cd $(PLUGIN_DIR) && ls *.so | tr '\n' ' ')"
+
+run: build
+	$(IMAGEPIPE) coders
+	@scripts/render-samples $(IMAGEPIPE) samples out
+
+test: build
+	$(SWIFT) test -c $(CONFIG)
+
+bench: build
+	@scripts/bootstrap --bench
+	@Benchmarks/run
+
+clean:
+	rm -rf out $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build

@@ -1,0 +1,136 @@
+/* A configurable test plugin for the host's tests, compiled by the tests with cc -D... .
+ *
+ * Well-formed by default: one coder that recognises FIXTURE_MAGIC at offset 0 and decodes any input to a
+ * 2x1 image of colour FIXTURE_COLOR (so a test can tell which coder ran). BROKEN_* macros break exactly one
+ * rule of the ABI each, to prove the host refuses that plugin with a clear reason. */
+#include <string.h>
+#include "imagepipe/imagepipe.h"
+
+#ifndef FIXTURE_ID
+#define FIXTURE_ID "org.imagepipe.test.fixture"
+#endif
+#ifndef FIXTURE_CODER_ID
+#define FIXTURE_CODER_ID FIXTURE_ID ".coder/1"
+#endif
+#ifndef FIXTURE_FORMAT
+#define FIXTURE_FORMAT "fixture"
+#endif
+#ifndef FIXTURE_MAGIC
+#define FIXTURE_MAGIC "FIXT"
+#endif
+#ifndef FIXTURE_RELEVANCE
+#define FIXTURE_RELEVANCE 100
+#endif
+#ifndef FIXTURE_PRIORITY
+#define FIXTURE_PRIORITY 100
+#endif
+#ifndef FIXTURE_COLOR
+#define FIXTURE_COLOR 0xFF0000FFu
+#endif
+#ifndef FIXTURE_PATTERN_FLAGS
+#define FIXTURE_PATTERN_FLAGS 0
+#endif
+/* What sniff answers when the pattern asks for confirmation. */
+#ifndef FIXTURE_SNIFF_STATUS
+#define FIXTURE_SNIFF_STATUS IP_STATUS_OK
+#endif
+
+static const ip_host *g_host;
+
+static const char *const mime_types[] = {"application/x-imagepipe-fixture", NULL};
+static const char *const extensions[] = {"fixture", NULL};
+static const ip_magic_pattern patterns[] = {
+    {0, sizeof(FIXTURE_MAGIC) - 1, (const uint8_t *)FIXTURE_MAGIC, NULL, FIXTURE_RELEVANCE, FIXTURE_PATTERN_FLAGS},
+};
+static const ip_coder_descriptor descriptor = {
+    sizeof(ip_coder_descriptor), FIXTURE_CODER_ID, "Fixture coder", "1.0.0", FIXTURE_FORMAT,
+    mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE, FIXTURE_PRIORITY,
+    1, patterns, 16,
+};
+
+static ip_status sniff(const uint8_t *data, size_t size) {
+    (void)data;
+    (void)size;
+    return FIXTURE_SNIFF_STATUS;
+}
+
+static ip_status probe(const ip_decode_request *request, ip_image_info *info, ip_message message) {
+    (void)request;
+    (void)message;
+    info->width = 2;
+    info->height = 1;
+    info->frame_count = 1;
+    info->page_count = 1;
+    info->loop_count = -1;
+    info->bit_depth = 8;
+    strcpy(info->format, FIXTURE_FORMAT);
+    return IP_STATUS_OK;
+}
+
+static ip_status decode(const ip_decode_request *request, ip_image *image, ip_message message) {
+    uint32_t x;
+    ip_status status = g_host->alloc_pixels(request->call, 2, 1, IP_PIXEL_RGBA8, image);
+    if (status != IP_STATUS_OK) {
+        if (message.capacity) strncpy(message.buffer, "cannot allocate", message.capacity - 1);
+        return status;
+    }
+    for (x = 0; x < 2; x++) {
+        image->pixels[x * 4 + 0] = (uint8_t)(FIXTURE_COLOR >> 24);
+        image->pixels[x * 4 + 1] = (uint8_t)(FIXTURE_COLOR >> 16);
+        image->pixels[x * 4 + 2] = (uint8_t)(FIXTURE_COLOR >> 8);
+        image->pixels[x * 4 + 3] = (uint8_t)FIXTURE_COLOR;
+    }
+    image->alpha_mode = IP_ALPHA_STRAIGHT;
+    return IP_STATUS_OK;
+}
+
+static const ip_coder coder = {
+    sizeof(ip_coder), &descriptor, sniff, probe, decode, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+};
+static const ip_coder *const coders[] = {&coder};
+static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};
+
+static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
+#ifdef BROKEN_INIT_FAILS
+    (void)host;
+    (void)host_minor;
+    (void)plugin_minor;
+    strncpy(message.buffer, "the fixture refuses to start", message.capacity - 1);
+    return IP_STATUS_UNSUPPORTED;
+#else
+    (void)message;
+    g_host = host;
+    *plugin_minor = host_minor < IP_ABI_MINOR ? host_minor : IP_ABI_MINOR;
+    return IP_STATUS_OK;
+#endif
+}
+
+static const void *get_factory(const char *id) {
+    return strcmp(id, IP_CODER_FACTORY_ID) == 0 ? &factory : NULL;
+}
+
+#if defined(BROKEN_SMALL_SIZE)
+#define ENTRY_SIZE 8
+#elif defined(BROKEN_HUGE_SIZE)
+#define ENTRY_SIZE 1000000
+#else
+#define ENTRY_SIZE sizeof(ip_plugin_entry)
+#endif
+#ifdef BROKEN_ABI_MAJOR
+#define ENTRY_MAJOR (IP_ABI_MAJOR + 1)
+#else
+#define ENTRY_MAJOR IP_ABI_MAJOR
+#endif
+
+static const ip_plugin_entry entry = {
+    ENTRY_SIZE, ENTRY_MAJOR, IP_ABI_MINOR, FIXTURE_ID, "Fixture", "1.0.0", "imagepipe tests",
+    "a configurable plugin for the host's tests", plugin_init, NULL, get_factory, NULL,
+};
+
+#if defined(BROKEN_NO_ENTRY)
+__attribute__((visibility("default"))) const ip_plugin_entry *some_other_symbol(void) { return &entry; }
+#elif defined(BROKEN_NULL_ENTRY)
+__attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) { return NULL; }
+#else
+__attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) { return &entry; }
+#endif
