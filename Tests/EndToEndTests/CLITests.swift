@@ -59,7 +59,8 @@ import TestSupport
     @Test func renderWritesAPNGOfTheRequestedSize() throws {
         let folder = try TestPaths.temporaryDirectory()
         let source = folder + "/source.qoi", output = folder + "/out.png"
-        let pixels = (0..<(120 * 80)).flatMap { i -> [UInt8] in [UInt8(i % 120 * 2), UInt8(i / 120 * 3), 77, 255] }
+        var pixels: [UInt8] = []
+        for y in 0..<80 { for x in 0..<120 { pixels += [UInt8(x * 2), UInt8(y * 3), 77, 255] } }
         try Data(QOIWriter.rgba(width: 120, height: 80, pixels: pixels)).write(to: URL(fileURLWithPath: source))
         let result = try run(["render", source, "--size", "60x60", "-o", output])
         #expect(result.status == 0, "\(result.stderr)")

@@ -100,7 +100,8 @@ static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t 
 #else
     (void)message;
     g_host = host;
-    *plugin_minor = host_minor < IP_ABI_MINOR ? host_minor : IP_ABI_MINOR;
+    const uint32_t built_minor = IP_ABI_MINOR;
+    *plugin_minor = host_minor < built_minor ? host_minor : built_minor;
     return IP_STATUS_OK;
 #endif
 }
@@ -130,7 +131,7 @@ static const ip_plugin_entry entry = {
 #if defined(BROKEN_NO_ENTRY)
 __attribute__((visibility("default"))) const ip_plugin_entry *some_other_symbol(void) { return &entry; }
 #elif defined(BROKEN_NULL_ENTRY)
-__attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) { return NULL; }
+__attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) { return entry.struct_size ? NULL : NULL; }
 #else
 __attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) { return &entry; }
 #endif
