@@ -43,7 +43,9 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Sources/System/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
 }
 
-let pluginNames = ["PNGCoder", "FileLoader", "SVGCoder", "PDFCoder"]
+let pluginNames = [
+    "PNGCoder", "FileLoader", "SVGCoder", "PDFCoder", "AVIFCoder", "HEIFCoder", "JPEGCoder", "GIFCoder", "WebPCoder",
+]
 
 let package = Package(
     name: "imagepipe",
@@ -64,6 +66,12 @@ let package = Package(
         systemLibrary("CLibPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
         systemLibrary("CRsvg", pkgConfig: "librsvg-2.0", apt: ["librsvg2-dev"]),
         systemLibrary("CPoppler", pkgConfig: "poppler-glib", apt: ["libpoppler-glib-dev"]),
+        systemLibrary("CAVIF", pkgConfig: "libavif", apt: ["libavif-dev"]),
+        systemLibrary("CHEIF", pkgConfig: "libheif", apt: ["libheif-dev"]),
+        systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
+        // giflib ships no .pc file: its module map links "gif" directly.
+        .systemLibrary(name: "CGIF", path: "Sources/System/CGIF", providers: [.apt(["libgif-dev"])]),
+        systemLibrary("CWebP", pkgConfig: "libwebpdemux", apt: ["libwebp-dev"]),
 
         // Plugins.
         pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
@@ -71,6 +79,12 @@ let package = Package(
         pluginTarget("FileLoader", dependencies: []),
         pluginTarget("SVGCoder", dependencies: ["CRsvg"]),
         pluginTarget("PDFCoder", dependencies: ["CPoppler"]),
+        pluginTarget("AVIFCoder", dependencies: ["CAVIF"]),
+        pluginTarget("HEIFCoder", dependencies: ["CHEIF"]),
+        pluginTarget("JPEGCoder", dependencies: ["JPEGCodec"]),
+        .target(name: "JPEGCodec", dependencies: ["PluginAPI", "CJPEG"], path: "Plugins/JPEGCoder/Sources/JPEGCodec"),
+        pluginTarget("GIFCoder", dependencies: ["CGIF"]),
+        pluginTarget("WebPCoder", dependencies: ["CWebP"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),

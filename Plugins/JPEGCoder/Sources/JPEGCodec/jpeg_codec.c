@@ -1,0 +1,2 @@
+/* libjpeg glue: error handling by longjmp stays in C. */
+#include "jpeg_codec.h"
