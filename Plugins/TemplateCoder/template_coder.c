@@ -140,7 +140,7 @@ static ip_status template_probe(const ip_decode_request *raw, ip_image_info *inf
     if (TEMPLATE_HAS_FIELD(info->struct_size, ip_image_info, has_alpha)) {
         info->frame_count = 1;
         info->page_count = 1;
-        info->loop_count = 0; /* a still image: no loop count to state */
+        info->loop_count = -1; /* a still image: the file states no loop count */
         info->bit_depth = 8;
         info->has_alpha = header.channels == 4;
     }

@@ -616,7 +616,7 @@ static void test_probe(void) {
     info.struct_size = sizeof info;
     status = coder->probe(&request, &info, message);
     CHECK(status == IP_STATUS_OK && info.width == 33 && info.height == 44 && info.has_alpha && info.bit_depth == 8 &&
-              info.frame_count == 1 && info.page_count == 1 && strcmp(info.format, "qoi") == 0 &&
+              info.frame_count == 1 && info.page_count == 1 && info.loop_count == -1 && strcmp(info.format, "qoi") == 0 &&
               strstr(info.details, "RGBA") != NULL,
           "probe: %d %ux%u %s (%s)", status, info.width, info.height, info.format, info.details);
     /* An older, shorter info struct: nothing past its end may be written. */
