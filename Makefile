@@ -36,6 +36,7 @@ run: build
 	@scripts/render-samples $(IMAGEPIPE) samples out
 
 test: build
+	$(MAKE) --no-print-directory -C Plugins/TemplateCoder check
 	$(SWIFT) test -c $(CONFIG)
 
 bench: build

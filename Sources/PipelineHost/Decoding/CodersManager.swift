@@ -46,6 +46,17 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         return try coder.encode([image], options: options)
     }
 
+    /// Encodes an animation; a coder that cannot write animations gets only the first frame.
+    public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+        guard let coder = encoder(for: format), let first = frames.first else { throw PipelineError.noEncoder(format: format) }
+        return try coder.encode(coder.descriptor.capabilities.contains(.animated) ? frames : [first], options: options)
+    }
+
+    /// Reads the frames of an animation lazily. For a still image, use `decode`.
+    public func frames(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> FrameReader {
+        try FrameReader(coder: try chooseCoder(for: data, options: options), manager: self, data: data, options: options)
+    }
+
     private func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
         if options.limits.maxInputBytes > 0, data.count > options.limits.maxInputBytes {
             throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,

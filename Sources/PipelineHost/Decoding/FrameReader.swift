@@ -1,0 +1,112 @@
+import PluginAPI
+
+/// Reads an animation one composited frame at a time through the coder's frames_open / frames_next /
+/// frames_close slots, so a long animation is never held in memory unless the caller collects it.
+///
+/// Owns copies of everything the ABI says must outlive frames_open (the bytes, the options and their strings).
+/// Not Sendable: one reader is used from one task at a time, as the ABI's per-iterator thread tag requires.
+public final class FrameReader {
+    public let coder: PluginCoder
+    private let manager: CodersManager
+    private let options: DecodeOptions
+    private let data: UnsafeMutableBufferPointer<UInt8>
+    private let abiOptions: UnsafeMutablePointer<ip_decode_options>
+    private let request: UnsafeMutablePointer<ip_decode_request>
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    private var iterator: OpaquePointer?
+    private let context: CallContext
+    private var delivered = 0
+    private var finished = false
+
+    init(coder: PluginCoder, manager: CodersManager, data source: [UInt8], options: DecodeOptions) throws {
+        guard let open = coder.vtable.frames_open, coder.descriptor.capabilities.contains(.animated) else {
+            throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .unsupported, message: "this coder does not read animations")
+        }
+        self.coder = coder
+        self.manager = manager
+        self.options = options
+        context = CallContext(limits: options.limits)
+        data = .allocate(capacity: max(1, source.count))
+        _ = data.initialize(from: source)
+        abiOptions = .allocate(capacity: 1)
+        request = .allocate(capacity: 1)
+        let keep = { (text: String?) -> UnsafePointer<CChar>? in
+            guard let text, let copy = strdup(text) else { return nil }
+            self.strings.append(copy)
+            return UnsafePointer(copy)
+        }
+        let url = keep(options.sourceURL), password = keep(options.password)
+        options.withABI { pointer in
+            var copy = pointer.pointee
+            copy.source_url = url
+            copy.password = password
+            abiOptions.initialize(to: copy)
+        }
+        request.initialize(to: ip_decode_request(
+            struct_size: UInt32(MemoryLayout<ip_decode_request>.size), data: UnsafePointer(data.baseAddress), size: source.count,
+            options: UnsafePointer(abiOptions), call: context.handle))
+        var message = MessageBuffer()
+        var opened: OpaquePointer?
+        let status = message.withMessage { m in coder.calling { PluginStatus(abi: open(request, &opened, m)) } }
+        guard status == .ok else {
+            release()
+            throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: status, message: message.text)
+        }
+        iterator = opened
+    }
+
+    deinit {
+        if let iterator, let close = coder.vtable.frames_close { coder.calling { close(iterator) } }
+        release()
+    }
+
+    private func release() {
+        data.deallocate()
+        abiOptions.deallocate()
+        request.deallocate()
+        strings.forEach { free($0) }
+        strings = []
+    }
+
+    /// Cancels a frame being decoded on another thread (the plugin polls the flag).
+    public func cancel() { context.cancel() }
+
+    /// The next composited frame (resized and tinted like a still decode), or nil after the last.
+    public func next() throws -> Image? {
+        guard !finished, let next = coder.vtable.frames_next else { return nil }
+        if options.limits.maxFrames > 0, delivered >= options.limits.maxFrames {
+            throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .limitExceeded,
+                                               message: "the animation has more than \(options.limits.maxFrames) frames")
+        }
+        var frame = ip_image()
+        frame.struct_size = UInt32(MemoryLayout<ip_image>.size)
+        var message = MessageBuffer()
+        let status = message.withMessage { m in coder.calling { PluginStatus(abi: next(iterator, context.handle, &frame, m)) } }
+        defer { context.finish() }
+        switch status {
+        case .ok:
+            delivered += 1
+            if options.firstFrameOnly { finished = true }
+            let raw = try coder.adopt(frame, context: context)
+            return try manager.finish(raw, coder: coder, options: options)
+        case .end:
+            finished = true
+            return nil
+        default:
+            finished = true
+            if context.isCancelled { throw PipelineError.cancelled }
+            throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: status, message: message.text)
+        }
+    }
+
+    /// Every remaining frame (bounded by `limits.maxFrames`).
+    public func readAll() throws -> [Image] {
+        var frames: [Image] = []
+        while let frame = try next() { frames.append(frame) }
+        return frames
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
