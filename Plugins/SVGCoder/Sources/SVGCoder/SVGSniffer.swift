@@ -5,7 +5,8 @@
 /// then be `svg` (or `prefix:svg`) in the SVG namespace. An unprefixed `<svg>` without any `xmlns` is also
 /// accepted because librsvg 2.54 renders it (many hand-written files omit the namespace); an unprefixed `svg`
 /// whose default namespace is something else is not SVG. Anything else (HTML, other XML, binary) is rejected.
-/// Cheap by design: one forward pass over at most the bytes given, no allocation.
+/// Cheap by design: one forward pass over at most the bytes given; the only allocations are a few entity-name
+/// ranges and, for UTF-16, a bounded narrow copy.
 enum SVGSniffer {
     enum Verdict: Equatable {
         case svg
