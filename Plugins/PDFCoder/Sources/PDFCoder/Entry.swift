@@ -10,9 +10,9 @@ import PluginKit
 nonisolated(unsafe) private let pdfDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.pdf/1", name: "PDF (poppler)", version: "1.0.0", format: "pdf",
     mimeTypes: ["application/pdf", "application/x-pdf"], extensions: ["pdf"],
-    // Not THREAD_SAFE: poppler-glib documents no thread-safety guarantee, and its cairo output device shares a
-    // font engine between documents, so the host serialises calls. Isolation is recommended because poppler
-    // has a long history of crashes on fuzzed input.
+    // Not THREAD_SAFE: poppler-glib documents no thread-safety guarantee (not even across documents), so the
+    // host serialises calls. Isolation is recommended: poppler has a long history of crashes on fuzzed input,
+    // and some hostile pages make it allocate gigabytes (see README).
     capabilities: UInt64(IP_CODER_CAN_DECODE) | UInt64(IP_CODER_VECTOR) | UInt64(IP_CODER_MULTIPAGE)
         | UInt64(IP_CODER_SCALES) | UInt64(IP_CODER_FAST_THUMBNAIL) | UInt64(IP_CODER_TINTS)
         | UInt64(IP_CODER_RECOMMENDS_ISOLATION),
@@ -21,6 +21,9 @@ nonisolated(unsafe) private let pdfDescriptor = Descriptors.coder(
         MagicPattern(offset: 0, bytes: [], relevance: 60, confirmWithSniff: true),
     ],
     sniffBytes: PDFSniffer.searchWindow)
+
+// `nonisolated(unsafe)` on the tables below: built once when the entry is first requested and never written
+// again; the host only reads them.
 
 /// The coder vtable. Each slot is a non-capturing C function that enters Swift through `withStatus`.
 nonisolated(unsafe) private let pdfCoder = StaticStorage.value(ip_coder(
