@@ -9,6 +9,7 @@ SWIFT ?= swift
 CONFIG := release
 BIN := .build/$(CONFIG)
 PLUGIN_DIR := $(CURDIR)/plugins.d
+# Plugins join this list when they work; placeholders are built but not installed.
 SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder
 IMAGEPIPE := $(BIN)/imagepipe
 

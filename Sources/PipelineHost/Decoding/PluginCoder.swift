@@ -3,13 +3,13 @@ import Synchronization
 
 /// A coder inside a loaded plugin: the host's adapter over its `ip_coder` vtable.
 ///
-/// Calls into a coder that does not declare itself thread-safe are serialised here; thread-safe coders are
-/// called directly. No host lock is held around a plugin call otherwise.
+/// Calls into coders that do not declare themselves thread-safe are serialised process-wide, across hosts and
+/// plugins: such libraries (librsvg, poppler) share process-global state underneath (cairo, fontconfig, FreeType),
+/// so a lock per coder or per host would still let two of them collide. Thread-safe coders are called directly.
 public final class PluginCoder: Sendable {
     public let descriptor: CoderDescriptor
     /// `nonisolated(unsafe)`: the vtable is a static, immutable table inside a never-unloaded plugin.
     nonisolated(unsafe) let vtable: ip_coder
-    private let serial = Mutex(())
 
     init(reading pointer: UnsafePointer<ip_coder>?, pluginID: String) throws {
         let table = try ABIReading.read(pointer, as: ip_coder.self, named: "coder")
@@ -45,7 +45,7 @@ public final class PluginCoder: Sendable {
     /// Runs a plugin call under the serial lock when the coder is not thread-safe.
     func calling<R>(_ body: () throws -> R) rethrows -> R {
         if isThreadSafe { return try body() }
-        return try serial.withLock { _ in try body() }
+        return try unsafeCodersLock.withLock { _ in try body() }
     }
 
     /// Asks the coder to confirm a candidate match.
@@ -56,6 +56,9 @@ public final class PluginCoder: Sendable {
         }
     }
 }
+
+/// The one lock around every coder that is not thread-safe (see `PluginCoder`).
+private let unsafeCodersLock = Mutex(())
 
 /// A message buffer for one plugin call.
 struct MessageBuffer {
