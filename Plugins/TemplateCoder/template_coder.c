@@ -343,11 +343,11 @@ static ip_status template_encode(const ip_image *frames, uint32_t frame_count, c
 static const uint8_t template_magic[] = {'q', 'o', 'i', 'f'};
 
 static const ip_magic_pattern template_patterns[] = {
-    /* offset, length, bytes, mask (NULL = all bits), relevance 1..100, flags.
+    /* offset, length, bytes, mask (NULL = all bits), relevance 1..100, flags, search range (0 = exactly at offset).
      * "qoif" at offset 0 is conclusive, so relevance 100 and no IP_MAGIC_CONFIRM_WITH_SNIFF — which is why
      * the sniff slot below is NULL. A format whose prefix cannot decide (text formats, ISO-BMFF brands) sets
      * that flag and implements sniff(). */
-    {0, sizeof template_magic, template_magic, NULL, 100, 0},
+    {0, sizeof template_magic, template_magic, NULL, 100, 0, 0},
 };
 
 static const char *const template_mime_types[] = {"image/qoi", NULL};

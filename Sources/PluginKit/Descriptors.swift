@@ -7,18 +7,23 @@ public struct MagicPattern: Sendable {
     public var mask: [UInt8]?
     public var relevance: Int
     public var confirmWithSniff: Bool
+    /// The bytes may start anywhere in offset...offset + searchRange (0 = exactly at offset).
+    public var searchRange: Int
 
-    public init(offset: Int = 0, bytes: [UInt8], mask: [UInt8]? = nil, relevance: Int = 100, confirmWithSniff: Bool = false) {
+    public init(offset: Int = 0, bytes: [UInt8], mask: [UInt8]? = nil, relevance: Int = 100, confirmWithSniff: Bool = false,
+                searchRange: Int = 0) {
         self.offset = offset
         self.bytes = bytes
         self.mask = mask
         self.relevance = relevance
         self.confirmWithSniff = confirmWithSniff
+        self.searchRange = searchRange
     }
 
     /// A pattern over the ASCII bytes of `text`.
-    public init(offset: Int = 0, ascii text: String, relevance: Int = 100, confirmWithSniff: Bool = false) {
-        self.init(offset: offset, bytes: Array(text.utf8), relevance: relevance, confirmWithSniff: confirmWithSniff)
+    public init(offset: Int = 0, ascii text: String, relevance: Int = 100, confirmWithSniff: Bool = false, searchRange: Int = 0) {
+        self.init(offset: offset, bytes: Array(text.utf8), relevance: relevance, confirmWithSniff: confirmWithSniff,
+                  searchRange: searchRange)
     }
 }
 
@@ -35,7 +40,8 @@ public enum Descriptors {
                 bytes: StaticStorage.bytes(pattern.bytes),
                 mask: pattern.mask.map { StaticStorage.bytes($0) },
                 relevance: UInt32(pattern.relevance),
-                flags: pattern.confirmWithSniff ? UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) : 0)
+                flags: pattern.confirmWithSniff ? UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) : 0,
+                search_range: UInt32(pattern.searchRange))
         }
         let descriptor = ip_coder_descriptor(
             struct_size: UInt32(MemoryLayout<ip_coder_descriptor>.size),

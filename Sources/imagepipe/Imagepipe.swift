@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// One subcommand of the CLI.
-protocol Command {
+protocol Command: Sendable {
     static var name: String { get }
     static var summary: String { get }
     static var help: String { get }

@@ -40,7 +40,7 @@ static const ip_host *g_host;
 static const char *const mime_types[] = {"application/x-imagepipe-fixture", NULL};
 static const char *const extensions[] = {"fixture", NULL};
 static const ip_magic_pattern patterns[] = {
-    {0, sizeof(FIXTURE_MAGIC) - 1, (const uint8_t *)FIXTURE_MAGIC, NULL, FIXTURE_RELEVANCE, FIXTURE_PATTERN_FLAGS},
+    {0, sizeof(FIXTURE_MAGIC) - 1, (const uint8_t *)FIXTURE_MAGIC, NULL, FIXTURE_RELEVANCE, FIXTURE_PATTERN_FLAGS, 0},
 };
 static const ip_coder_descriptor descriptor = {
     sizeof(ip_coder_descriptor), FIXTURE_CODER_ID, "Fixture coder", "1.0.0", FIXTURE_FORMAT,

@@ -28,18 +28,15 @@ public struct CacheDescriptor: Sendable, Hashable, Codable {
     }
 }
 
-/// A cache inside a loaded plugin. The caches manager (with query/store policies) builds on these.
+/// A cache inside a plugin (opened on first use). The caches manager (with query/store policies) builds on these.
 public final class PluginCache: Sendable {
     public let descriptor: CacheDescriptor
-    /// `nonisolated(unsafe)`: a static, immutable table inside a never-unloaded plugin.
-    nonisolated(unsafe) let vtable: ip_cache
+    private let table: LazyTable<ip_cache>
 
-    init(reading pointer: UnsafePointer<ip_cache>?, pluginID: String) throws {
-        let table = try ABIReading.read(pointer, as: ip_cache.self, named: "cache")
-        descriptor = try CacheDescriptor(reading: table.descriptor, pluginID: pluginID)
-        guard table.open != nil, table.get != nil, table.put != nil, table.remove != nil, table.close != nil else {
-            throw ABIReading.Failure("cache \(descriptor.id) lacks one of open, get, put, remove, close")
-        }
-        vtable = table
+    init(descriptor: CacheDescriptor, table: LazyTable<ip_cache>) {
+        self.descriptor = descriptor
+        self.table = table
     }
+
+    func vtable() throws -> ip_cache { try table.get() }
 }

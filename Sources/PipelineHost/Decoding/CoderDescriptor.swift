@@ -35,13 +35,23 @@ public struct MagicPatternDescriptor: Sendable, Hashable, Codable {
     public let mask: [UInt8]?
     public let relevance: Int
     public let confirmWithSniff: Bool
+    /// The bytes may start anywhere in offset...offset + searchRange.
+    public let searchRange: Int
 
     /// True when `data` holds the pattern (a zero-length pattern matches anything).
     func matches(_ data: UnsafeRawBufferPointer) -> Bool {
-        guard offset + bytes.count <= data.count else { return false }
+        var start = offset
+        while start <= offset + searchRange, start + bytes.count <= data.count {
+            if matches(data, at: start) { return true }
+            start += 1
+        }
+        return false
+    }
+
+    private func matches(_ data: UnsafeRawBufferPointer, at start: Int) -> Bool {
         for index in 0..<bytes.count {
             let m = mask?[index] ?? 0xFF
-            if data[offset + index] & m != bytes[index] & m { return false }
+            if data[start + index] & m != bytes[index] & m { return false }
         }
         return true
     }
@@ -78,7 +88,7 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
         for index in 0..<Int(raw.pattern_count) {
             guard let list = raw.patterns else { throw ABIReading.Failure("coder \(id): patterns is NULL") }
             let p = list[index]
-            guard p.length <= 1024, p.offset <= 65536 else {
+            guard p.length <= 1024, p.offset <= 65536, p.search_range <= 65536 else {
                 throw ABIReading.Failure("coder \(id): magic pattern \(index) is out of range (offset \(p.offset), length \(p.length))")
             }
             guard p.length == 0 || p.bytes != nil else { throw ABIReading.Failure("coder \(id): magic pattern \(index) has no bytes") }
@@ -89,7 +99,7 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
             let mask = p.mask.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.length))) }
             patterns.append(MagicPatternDescriptor(
                 offset: Int(p.offset), bytes: bytes, mask: mask, relevance: Int(p.relevance),
-                confirmWithSniff: p.flags & UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) != 0))
+                confirmWithSniff: p.flags & UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) != 0, searchRange: Int(p.search_range)))
         }
         self.patterns = patterns
         self.pluginID = pluginID

@@ -19,7 +19,7 @@ public final class FrameReader {
     private var finished = false
 
     init(coder: PluginCoder, manager: CodersManager, data source: [UInt8], options: DecodeOptions) throws {
-        guard let open = coder.vtable.frames_open, coder.descriptor.capabilities.contains(.animated) else {
+        guard let open = try coder.vtable().frames_open, coder.descriptor.capabilities.contains(.animated) else {
             throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .unsupported, message: "this coder does not read animations")
         }
         self.coder = coder
@@ -56,7 +56,7 @@ public final class FrameReader {
     }
 
     deinit {
-        if let iterator, let close = coder.vtable.frames_close { coder.calling { close(iterator) } }
+        if let iterator, let close = try? coder.vtable().frames_close { coder.calling { close(iterator) } }
         release()
     }
 
@@ -73,7 +73,7 @@ public final class FrameReader {
 
     /// The next composited frame (resized and tinted like a still decode), or nil after the last.
     public func next() throws -> Image? {
-        guard !finished, let next = coder.vtable.frames_next else { return nil }
+        guard !finished, let next = try coder.vtable().frames_next else { return nil }
         if options.limits.maxFrames > 0, delivered >= options.limits.maxFrames {
             throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .limitExceeded,
                                                message: "the animation has more than \(options.limits.maxFrames) frames")

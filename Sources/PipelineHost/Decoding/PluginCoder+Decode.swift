@@ -3,7 +3,7 @@ import PluginAPI
 extension PluginCoder {
     /// Reads the source's facts without decoding pixels.
     func probe(_ data: UnsafeRawBufferPointer, options: DecodeOptions) throws -> ImageInfo {
-        guard let probe = vtable.probe else { throw PipelineError.decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode") }
+        guard let probe = try vtable().probe else { throw PipelineError.decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode") }
         let context = CallContext(limits: options.limits)
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
@@ -28,7 +28,7 @@ extension PluginCoder {
     /// Decodes one image (page or frame) as the plugin produces it: at the requested size only if the coder
     /// declares `.scales`, untinted unless it declares `.tints`. The coders manager finishes the rest.
     func decodeRaw(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext) throws -> Image {
-        guard let decode = vtable.decode else { throw PipelineError.decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode") }
+        guard let decode = try vtable().decode else { throw PipelineError.decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode") }
         var image = ip_image()
         image.struct_size = UInt32(MemoryLayout<ip_image>.size)
         var message = MessageBuffer()

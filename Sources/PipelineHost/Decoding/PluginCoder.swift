@@ -8,19 +8,18 @@ import Synchronization
 /// so a lock per coder or per host would still let two of them collide. Thread-safe coders are called directly.
 public final class PluginCoder: Sendable {
     public let descriptor: CoderDescriptor
-    /// `nonisolated(unsafe)`: the vtable is a static, immutable table inside a never-unloaded plugin.
-    nonisolated(unsafe) let vtable: ip_coder
+    private let table: LazyTable<ip_coder>
 
-    init(reading pointer: UnsafePointer<ip_coder>?, pluginID: String) throws {
-        let table = try ABIReading.read(pointer, as: ip_coder.self, named: "coder")
-        let descriptor = try CoderDescriptor(reading: table.descriptor, pluginID: pluginID)
-        try Self.checkSlots(table, descriptor)
-        self.vtable = table
+    init(descriptor: CoderDescriptor, table: LazyTable<ip_coder>) {
         self.descriptor = descriptor
+        self.table = table
     }
 
+    /// The coder's vtable, opening its plugin on first use.
+    func vtable() throws -> ip_coder { try table.get() }
+
     /// A capability flag promises a slot; a confirm-by-sniff pattern needs sniff.
-    private static func checkSlots(_ table: ip_coder, _ d: CoderDescriptor) throws {
+    static func checkSlots(_ table: ip_coder, _ d: CoderDescriptor) throws {
         func require(_ present: Bool, _ what: String) throws {
             if !present { throw ABIReading.Failure("coder \(d.id) claims \(what) but its slot is empty") }
         }
@@ -50,7 +49,8 @@ public final class PluginCoder: Sendable {
 
     /// Asks the coder to confirm a candidate match.
     func sniff(_ data: UnsafeRawBufferPointer) -> PluginStatus {
-        guard let sniff = vtable.sniff else { return .ok }
+        guard let table = try? vtable() else { return .internalError }
+        guard let sniff = table.sniff else { return .ok }
         return calling {
             PluginStatus(abi: sniff(data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count))
         }

@@ -3,7 +3,7 @@ import PluginAPI
 extension PluginCoder {
     /// Encodes still images (one, or several frames of an animation) to bytes.
     func encode(_ frames: [Image], options: EncodeOptions, maxOutputBytes: Int = 1 << 30) throws -> [UInt8] {
-        guard let encode = vtable.encode, descriptor.capabilities.contains(.encode) else {
+        guard let encode = try vtable().encode, descriptor.capabilities.contains(.encode) else {
             throw PipelineError.noEncoder(format: descriptor.format)
         }
         let sink = ByteSink(limit: maxOutputBytes)

@@ -30,18 +30,15 @@ public struct LoaderDescriptor: Sendable, Hashable, Codable {
     }
 }
 
-/// A loader inside a loaded plugin.
+/// A loader inside a plugin (opened on first use).
 public final class PluginLoader: Sendable {
     public let descriptor: LoaderDescriptor
-    /// `nonisolated(unsafe)`: a static, immutable table inside a never-unloaded plugin.
-    nonisolated(unsafe) let vtable: ip_loader
+    private let table: LazyTable<ip_loader>
 
-    init(reading pointer: UnsafePointer<ip_loader>?, pluginID: String) throws {
-        let table = try ABIReading.read(pointer, as: ip_loader.self, named: "loader")
-        descriptor = try LoaderDescriptor(reading: table.descriptor, pluginID: pluginID)
-        guard table.start != nil, table.cancel != nil, table.release != nil else {
-            throw ABIReading.Failure("loader \(descriptor.id) lacks start, cancel or release")
-        }
-        vtable = table
+    init(descriptor: LoaderDescriptor, table: LazyTable<ip_loader>) {
+        self.descriptor = descriptor
+        self.table = table
     }
+
+    func vtable() throws -> ip_loader { try table.get() }
 }

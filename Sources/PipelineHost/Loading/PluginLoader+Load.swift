@@ -5,6 +5,7 @@ extension PluginLoader: DataLoading {
 
     /// Starts the plugin's load and waits for `complete`; cancelling the task cancels the transfer.
     public func load(url: String, options: LoadOptions) async throws -> [UInt8] {
+        let vtable = try self.vtable()
         let session = LoadSession(url: url, loaderID: descriptor.id, maxBytes: options.maxBytes)
         var callbacks = session.callbacks()
         var message = MessageBuffer()

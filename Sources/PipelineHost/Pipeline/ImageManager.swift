@@ -22,6 +22,15 @@ public final class ImageManager: Sendable {
         try await image(for: url, options: DecodeOptions(thumbnailSize: thumbnailPixelSize, tint: tint, template: tint != nil))
     }
 
+    /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
+    public func frames(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> [Image] {
+        let (bytes, options) = try await fetch(url, options: options, loadOptions: loadOptions)
+        guard let coder = host.coders.coder(forData: bytes), coder.descriptor.capabilities.contains(.animated) else {
+            return [try host.coders.decode(data: bytes, options: options)]
+        }
+        return try host.coders.frames(data: bytes, options: options).readAll()
+    }
+
     /// Reads a source's facts without decoding it.
     public func info(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> ImageInfo {
         let (bytes, options) = try await fetch(url, options: options, loadOptions: loadOptions)

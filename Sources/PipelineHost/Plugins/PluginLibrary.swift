@@ -70,28 +70,48 @@ struct PluginLibrary {
         return Int(pluginMinor)
     }
 
-    func coders() throws -> [PluginCoder] {
-        guard let raw = factory(IP_CODER_FACTORY_ID) else { return [] }
-        let factory = try ABIReading.read(raw, as: ip_coder_factory.self, named: "coder factory")
-        return try items(factory.coders, count: factory.coder_count, named: "coders").map {
-            try PluginCoder(reading: $0, pluginID: entry.id)
-        }
+    /// Every component's descriptor and table, validated; nothing of the plugin runs but get_factory.
+    struct Inspection {
+        var coders: [(CoderDescriptor, ip_coder)] = []
+        var loaders: [(LoaderDescriptor, ip_loader)] = []
+        var caches: [(CacheDescriptor, ip_cache)] = []
+        var isEmpty: Bool { coders.isEmpty && loaders.isEmpty && caches.isEmpty }
     }
 
-    func loaders() throws -> [PluginLoader] {
-        guard let raw = factory(IP_LOADER_FACTORY_ID) else { return [] }
-        let factory = try ABIReading.read(raw, as: ip_loader_factory.self, named: "loader factory")
-        return try items(factory.loaders, count: factory.loader_count, named: "loaders").map {
-            try PluginLoader(reading: $0, pluginID: entry.id)
+    func inspect() throws -> Inspection {
+        var result = Inspection()
+        if let raw = factory(IP_CODER_FACTORY_ID) {
+            let factory = try ABIReading.read(raw, as: ip_coder_factory.self, named: "coder factory")
+            for pointer in try items(factory.coders, count: factory.coder_count, named: "coders") {
+                let table = try ABIReading.read(pointer, as: ip_coder.self, named: "coder")
+                let descriptor = try CoderDescriptor(reading: table.descriptor, pluginID: entry.id)
+                try PluginCoder.checkSlots(table, descriptor)
+                result.coders.append((descriptor, table))
+            }
         }
-    }
-
-    func caches() throws -> [PluginCache] {
-        guard let raw = factory(IP_CACHE_FACTORY_ID) else { return [] }
-        let factory = try ABIReading.read(raw, as: ip_cache_factory.self, named: "cache factory")
-        return try items(factory.caches, count: factory.cache_count, named: "caches").map {
-            try PluginCache(reading: $0, pluginID: entry.id)
+        if let raw = factory(IP_LOADER_FACTORY_ID) {
+            let factory = try ABIReading.read(raw, as: ip_loader_factory.self, named: "loader factory")
+            for pointer in try items(factory.loaders, count: factory.loader_count, named: "loaders") {
+                let table = try ABIReading.read(pointer, as: ip_loader.self, named: "loader")
+                let descriptor = try LoaderDescriptor(reading: table.descriptor, pluginID: entry.id)
+                guard table.start != nil, table.cancel != nil, table.release != nil else {
+                    throw ABIReading.Failure("loader \(descriptor.id) lacks start, cancel or release")
+                }
+                result.loaders.append((descriptor, table))
+            }
         }
+        if let raw = factory(IP_CACHE_FACTORY_ID) {
+            let factory = try ABIReading.read(raw, as: ip_cache_factory.self, named: "cache factory")
+            for pointer in try items(factory.caches, count: factory.cache_count, named: "caches") {
+                let table = try ABIReading.read(pointer, as: ip_cache.self, named: "cache")
+                let descriptor = try CacheDescriptor(reading: table.descriptor, pluginID: entry.id)
+                guard table.open != nil, table.get != nil, table.put != nil, table.remove != nil, table.close != nil else {
+                    throw ABIReading.Failure("cache \(descriptor.id) lacks one of open, get, put, remove, close")
+                }
+                result.caches.append((descriptor, table))
+            }
+        }
+        return result
     }
 
     private func factory(_ id: String) -> UnsafeRawPointer? {

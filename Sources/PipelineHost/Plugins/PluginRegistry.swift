@@ -22,9 +22,13 @@ public final class PluginRegistry: Sendable {
         self.caches = caches
     }
 
-    /// Loads every `*.so` on the search path, in path order and by name within a folder.
+    /// Finds every `*.so` on the search path, in path order and by name within a folder.
     /// The first plugin (or component) with an ID wins; later ones are listed as shadowed.
-    public static func scan(_ searchPath: PluginSearchPath) -> PluginRegistry {
+    ///
+    /// A file whose inspection is in the registry cache (same path, size, mtime, inode) is not opened: its
+    /// components open their plugin on first use. Permission checks run every time.
+    public static func scan(_ searchPath: PluginSearchPath, cachePath: String? = defaultCachePath) -> PluginRegistry {
+        let cache = RegistryCache(path: cachePath)
         var records: [PluginRecord] = []
         var coders: [PluginCoder] = []
         var loaders: [PluginLoader] = []
@@ -34,55 +38,107 @@ public final class PluginRegistry: Sendable {
 
         for entry in searchPath.entries {
             for path in pluginFiles(in: entry.directory) {
-                let library: PluginLibrary
-                switch PluginLibrary.open(path: path) {
-                case .refused(let reason, let info):
-                    records.append(.refused(path, reason, entry: info))
-                    continue
-                case .opened(let opened):
-                    library = opened
-                }
-                let info = library.entry
-                if let owner = pluginOwners[info.id] {
-                    records.append(PluginRecord(
-                        path: path, state: .shadowed(by: owner), pluginID: info.id, name: info.name, version: info.version,
-                        abiVersion: info.abiVersion, negotiatedMinor: nil, coderIDs: [], loaderIDs: [], cacheIDs: [],
-                        shadowedComponents: []))
+                if let reason = PluginFileCheck.refusal(path: path) {
+                    records.append(.refused(path, reason))
                     continue
                 }
-                do {
-                    // Read every table before init so a malformed plugin is refused without running its code.
-                    let newCoders = try library.coders()
-                    let newLoaders = try library.loaders()
-                    let newCaches = try library.caches()
-                    if newCoders.isEmpty && newLoaders.isEmpty && newCaches.isEmpty {
-                        throw ABIReading.Failure("provides no coder, loader or cache")
-                    }
-                    let minor = try library.initialize()
-                    pluginOwners[info.id] = path
-                    var shadowed: [String] = []
-                    func admit(_ id: String) -> Bool {
-                        if let owner = componentOwners[id] { shadowed.append("\(id) (by \(owner))"); return false }
-                        componentOwners[id] = path
-                        return true
-                    }
-                    let keptCoders = newCoders.filter { admit($0.descriptor.id) }
-                    let keptLoaders = newLoaders.filter { admit($0.descriptor.id) }
-                    let keptCaches = newCaches.filter { admit($0.descriptor.id) }
-                    coders += keptCoders
-                    loaders += keptLoaders
-                    caches += keptCaches
-                    records.append(PluginRecord(
-                        path: path, state: .loaded, pluginID: info.id, name: info.name, version: info.version,
-                        abiVersion: info.abiVersion, negotiatedMinor: minor,
-                        coderIDs: keptCoders.map(\.descriptor.id), loaderIDs: keptLoaders.map(\.descriptor.id),
-                        cacheIDs: keptCaches.map(\.descriptor.id), shadowedComponents: shadowed))
-                } catch {
-                    records.append(.refused(path, "\(error)", entry: info))
+                var tables: OpenedTables?
+                let inspection: FileInspection
+                if let key = FileKey(path: path), let cached = cache.lookup(path, key: key) {
+                    inspection = cached
+                } else {
+                    (inspection, tables) = inspectNow(path)
+                    if let key = FileKey(path: path) { cache.store(path, key: key, inspection: inspection) }
                 }
+                let state = record(path, inspection)
+                if let refusal = inspection.refusal {
+                    records.append(state(.refused(reason: refusal), [], [], [], []))
+                    continue
+                }
+                let pluginID = inspection.pluginID ?? path
+                if let owner = pluginOwners[pluginID] {
+                    records.append(state(.shadowed(by: owner), [], [], [], []))
+                    continue
+                }
+                pluginOwners[pluginID] = path
+                let source = PluginSource(path: path, pluginID: pluginID)
+                var shadowed: [String] = []
+                func admit(_ id: String) -> Bool {
+                    if let owner = componentOwners[id] { shadowed.append("\(id) (by \(owner))"); return false }
+                    componentOwners[id] = path
+                    return true
+                }
+                let newCoders = inspection.coders.filter { admit($0.id) }.map { descriptor in
+                    PluginCoder(descriptor: descriptor, table: tables?.coders[descriptor.id].map { LazyTable(loaded: $0) }
+                                ?? LazyTable { try source.coder(descriptor.id) })
+                }
+                let newLoaders = inspection.loaders.filter { admit($0.id) }.map { descriptor in
+                    PluginLoader(descriptor: descriptor, table: tables?.loaders[descriptor.id].map { LazyTable(loaded: $0) }
+                                 ?? LazyTable { try source.loader(descriptor.id) })
+                }
+                let newCaches = inspection.caches.filter { admit($0.id) }.map { descriptor in
+                    PluginCache(descriptor: descriptor, table: tables?.caches[descriptor.id].map { LazyTable(loaded: $0) }
+                                ?? LazyTable { try source.cache(descriptor.id) })
+                }
+                coders += newCoders
+                loaders += newLoaders
+                caches += newCaches
+                records.append(state(.loaded, newCoders.map(\.descriptor.id), newLoaders.map(\.descriptor.id),
+                                     newCaches.map(\.descriptor.id), shadowed))
             }
         }
+        cache.save()
         return PluginRegistry(searchPath: searchPath, records: records, coders: coders, loaders: loaders, caches: caches)
+    }
+
+    /// Where the registry cache lives by default (nil when IMAGEPIPE_REGISTRY_CACHE=off or there is no home).
+    public static var defaultCachePath: String? { RegistryCache.defaultPath() }
+
+    /// A record builder for one file's inspection.
+    private static func record(_ path: String, _ i: FileInspection)
+        -> (PluginRecord.State, [String], [String], [String], [String]) -> PluginRecord {
+        { state, coders, loaders, caches, shadowed in
+            PluginRecord(path: path, state: state, pluginID: i.pluginID, name: i.name, version: i.version,
+                         abiVersion: i.abiVersion, negotiatedMinor: state == .loaded ? i.negotiatedMinor : nil,
+                         coderIDs: coders, loaderIDs: loaders, cacheIDs: caches, shadowedComponents: shadowed)
+        }
+    }
+
+    /// Opens a file now: dlopen, entry, every table (validated before any plugin code runs), then init.
+    static func inspectNow(_ path: String) -> (FileInspection, OpenedTables?) {
+        var inspection = FileInspection()
+        let library: PluginLibrary
+        switch PluginLibrary.open(path: path) {
+        case .refused(let reason, let info):
+            inspection.pluginID = info?.id
+            inspection.name = info?.name
+            inspection.version = info?.version
+            inspection.abiVersion = info?.abiVersion
+            inspection.refusal = reason
+            return (inspection, nil)
+        case .opened(let opened):
+            library = opened
+        }
+        inspection.pluginID = library.entry.id
+        inspection.name = library.entry.name
+        inspection.version = library.entry.version
+        inspection.abiVersion = library.entry.abiVersion
+        do {
+            let found = try library.inspect()
+            if found.isEmpty { throw ABIReading.Failure("provides no coder, loader or cache") }
+            inspection.negotiatedMinor = try library.initialize()
+            inspection.coders = found.coders.map(\.0)
+            inspection.loaders = found.loaders.map(\.0)
+            inspection.caches = found.caches.map(\.0)
+            let tables = OpenedTables(
+                coders: Dictionary(found.coders.map { ($0.0.id, $0.1) }, uniquingKeysWith: { a, _ in a }),
+                loaders: Dictionary(found.loaders.map { ($0.0.id, $0.1) }, uniquingKeysWith: { a, _ in a }),
+                caches: Dictionary(found.caches.map { ($0.0.id, $0.1) }, uniquingKeysWith: { a, _ in a }))
+            return (inspection, tables)
+        } catch {
+            inspection.refusal = "\(error)"
+            return (inspection, nil)
+        }
     }
 
     /// The `*.so` files of a folder, sorted by name; a missing folder has none.

@@ -35,8 +35,17 @@ enum RenderCommand: Command {
         }
         let options = try DecodeArguments.options(args)
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
-        let image = try await ImageManager(host: host).image(for: DecodeArguments.source(args.positionals[0]), options: options)
-        let bytes = try host.coders.encode(image, format: format, options: encodeOptions)
+        let manager = ImageManager(host: host)
+        let source = DecodeArguments.source(args.positionals[0])
+        let bytes: [UInt8]
+        if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
+            // An animated encoder keeps every frame and its timing; a still source gives one frame.
+            let frames = try await manager.frames(for: source, options: options)
+            bytes = try host.coders.encode(frames: frames, format: format, options: encodeOptions)
+        } else {
+            let image = try await manager.image(for: source, options: options)
+            bytes = try host.coders.encode(image, format: format, options: encodeOptions)
+        }
         try Output.write(bytes, to: output)
     }
 }

@@ -18,7 +18,8 @@ nonisolated(unsafe) private let pdfDescriptor = Descriptors.coder(
         | UInt64(IP_CODER_RECOMMENDS_ISOLATION),
     patterns: [
         MagicPattern(offset: 0, ascii: "%PDF-", relevance: 100),
-        MagicPattern(offset: 0, bytes: [], relevance: 60, confirmWithSniff: true),
+        // poppler accepts the header anywhere in the first 1024 bytes: a static search, no plugin call needed.
+        MagicPattern(offset: 0, ascii: "%PDF-", relevance: 60, searchRange: PDFSniffer.searchWindow - 5),
     ],
     sniffBytes: PDFSniffer.searchWindow)
 

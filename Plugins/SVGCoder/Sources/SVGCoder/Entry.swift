@@ -13,8 +13,12 @@ nonisolated(unsafe) let svgDescriptor = Descriptors.coder(
     capabilities: IP_CODER_CAN_DECODE | IP_CODER_VECTOR | IP_CODER_SCALES | IP_CODER_FAST_THUMBNAIL
         | IP_CODER_TINTS | IP_CODER_RECOMMENDS_ISOLATION,
     patterns: [
-        // Text has no magic: every source is a candidate and sniff() reads the markup (see SVGSniffer).
-        MagicPattern(bytes: [], relevance: 50, confirmWithSniff: true),
+        // Text has no fixed magic: a "<svg" in the first 4 KiB makes the file a candidate that sniff() confirms
+        // (see SVGSniffer); routing other files never opens librsvg.
+        MagicPattern(ascii: "<svg", relevance: 50, confirmWithSniff: true, searchRange: 4092),
+        // Last resort (a prefixed root such as <svg:svg, or a prolog longer than 4 KiB): every source is a
+        // candidate at the lowest relevance.
+        MagicPattern(bytes: [], relevance: 10, confirmWithSniff: true),
         // gzip (.svgz): sniff() inflates the first few KiB and applies the same rule. Low relevance so that a
         // coder for another gzip-based format, if it also claims a file, wins.
         MagicPattern(bytes: [0x1F, 0x8B], relevance: 30, confirmWithSniff: true),

@@ -38,8 +38,11 @@
 /* A match is only a candidate: the host confirms it with the coder's sniff() before choosing it. */
 #define IP_MAGIC_CONFIRM_WITH_SNIFF (1u << 0)
 
-/* `length` bytes at `offset` must equal `bytes` under `mask` (NULL mask = every bit counts).
- * A pattern of length 0 matches anything (use with IP_MAGIC_CONFIRM_WITH_SNIFF for text formats). */
+/* `length` bytes starting at `offset` (or, with search_range > 0, at any start in offset..offset+search_range)
+ * must equal `bytes` under `mask` (NULL mask = every bit counts). A pattern of length 0 matches anything (use it
+ * with IP_MAGIC_CONFIRM_WITH_SNIFF for text formats, as a last resort: it makes the host open the plugin).
+ * Rationale for search_range: formats such as PDF ("%PDF-" anywhere in the first 1024 bytes) and SVG ("<svg"
+ * after a prolog) can then be routed from static data, without loading the plugin to sniff. */
 typedef struct ip_magic_pattern {
     uint32_t offset;
     uint32_t length;
@@ -48,6 +51,8 @@ typedef struct ip_magic_pattern {
     /* 1..100: how sure a match makes the host. Higher relevance wins before priority. */
     uint32_t relevance;
     uint32_t flags;
+    /* 0 = the bytes must start exactly at offset; N = they may start anywhere up to offset + N (at most 65536). */
+    uint32_t search_range;
 } ip_magic_pattern;
 
 typedef struct ip_coder_descriptor {

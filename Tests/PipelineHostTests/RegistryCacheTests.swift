@@ -1,0 +1,62 @@
+import Foundation
+import PipelineHost
+import Testing
+import TestSupport
+
+/// The registry cache lets a scan route without dlopen, opens a plugin only when it is used, and notices changes.
+@Suite struct RegistryCacheTests {
+    private func isMapped(_ path: String) throws -> Bool {
+        try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).contains(path)
+    }
+
+    @Test func cachedPluginsOpenOnlyWhenUsed() throws {
+        // Given a plugin whose inspection another process has cached
+        let folder = try TestPaths.temporaryDirectory()
+        let cache = folder + "-registry.json"
+        let plugin = try FixturePlugins.build("lazy.so", in: folder, defines: [
+            FixturePlugins.stringDefine("FIXTURE_ID", "org.test.lazy"), FixturePlugins.stringDefine("FIXTURE_MAGIC", "LAZY")])
+        let listing = try CommandLine.run(TestPaths.imagepipeBinary, ["coders", "--no-default-plugins", "--plugin-dir", folder],
+                                          environment: ["IMAGEPIPE_REGISTRY_CACHE": cache])
+        #expect(listing.stdout.contains("org.test.lazy.coder/1"))
+        #expect(FileManager.default.fileExists(atPath: cache))
+
+        // When this process scans with that cache
+        let registry = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
+
+        // Then the coder is routed from the cache without the library being mapped
+        #expect(registry.coders.map(\.descriptor.id) == ["org.test.lazy.coder/1"])
+        #expect(try !isMapped(plugin), "the scan must not dlopen a cached plugin")
+        // And the first decode opens it
+        let image = try PluginHost(registry: registry).coders.decode(data: Array("LAZY".utf8))
+        #expect(image.width == 2)
+        #expect(try isMapped(plugin))
+    }
+
+    @Test func aChangedFileIsInspectedAgain() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        let cache = folder + "-registry.json"
+        try FixturePlugins.build("p.so", in: folder, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.before"),
+                                                               FixturePlugins.stringDefine("FIXTURE_MAGIC", "BFOR")])
+        let first = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
+        #expect(first.coders.map(\.descriptor.id) == ["org.test.before.coder/1"])
+        // Replace the file (new inode, size or mtime) with another plugin.
+        let replacement = try TestPaths.temporaryDirectory()
+        try FixturePlugins.build("p.so", in: replacement, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.after.longer.id"),
+                                                                    FixturePlugins.stringDefine("FIXTURE_MAGIC", "AFTR")])
+        _ = rename(replacement + "/p.so", folder + "/p.so")
+        let second = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
+        #expect(second.coders.map(\.descriptor.id) == ["org.test.after.longer.id.coder/1"])
+    }
+
+    @Test func refusalsAreCachedButPermissionsAreCheckedEveryTime() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        let cache = folder + "-registry.json"
+        try FixturePlugins.build("bad.so", in: folder, defines: ["BROKEN_ABI_MAJOR"])
+        let first = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
+        let second = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
+        #expect(first.records.map(\.state) == second.records.map(\.state))
+        chmod(folder + "/bad.so", 0o666)
+        let third = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
+        #expect(third.records.first?.state == .refused(reason: "file is world-writable"))
+    }
+}
