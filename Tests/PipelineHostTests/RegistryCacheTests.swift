@@ -5,8 +5,9 @@ import TestSupport
 
 /// The registry cache lets a scan route without dlopen, opens a plugin only when it is used, and notices changes.
 @Suite struct RegistryCacheTests {
+    /// Reads /proc/self/maps through `cat`: Foundation's file reading stops early on procfs files (size 0).
     private func isMapped(_ path: String) throws -> Bool {
-        try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).contains(path)
+        try CommandLine.shell("cat /proc/\(getpid())/maps").stdout.contains(path)
     }
 
     @Test func cachedPluginsOpenOnlyWhenUsed() throws {
@@ -29,23 +30,26 @@ import TestSupport
         // And the first decode opens it
         let image = try PluginHost(registry: registry).coders.decode(data: Array("LAZY".utf8))
         #expect(image.width == 2)
-        #expect(try isMapped(plugin))
+        #expect(try isMapped(plugin), "the first decode opens the plugin")
     }
 
     @Test func aChangedFileIsInspectedAgain() throws {
+        // Each scan runs in its own process: within one process a path, once opened, stays the library it was
+        // (plugins are never unloaded), so only a new process can see a replaced file.
         let folder = try TestPaths.temporaryDirectory()
         let cache = folder + "-registry.json"
-        try FixturePlugins.build("p.so", in: folder, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.before"),
-                                                               FixturePlugins.stringDefine("FIXTURE_MAGIC", "BFOR")])
-        let first = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
-        #expect(first.coders.map(\.descriptor.id) == ["org.test.before.coder/1"])
-        // Replace the file (new inode, size or mtime) with another plugin.
+        let environment = ["IMAGEPIPE_REGISTRY_CACHE": cache]
+        let arguments = ["coders", "--no-default-plugins", "--plugin-dir", folder]
+        try FixturePlugins.build("p.so", in: folder, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.before")])
+        let first = try CommandLine.run(TestPaths.imagepipeBinary, arguments, environment: environment)
+        #expect(first.stdout.contains("org.test.before.coder/1"))
+        // Replace the file (new inode, size and mtime) with another plugin.
         let replacement = try TestPaths.temporaryDirectory()
-        try FixturePlugins.build("p.so", in: replacement, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.after.longer.id"),
-                                                                    FixturePlugins.stringDefine("FIXTURE_MAGIC", "AFTR")])
-        _ = rename(replacement + "/p.so", folder + "/p.so")
-        let second = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
-        #expect(second.coders.map(\.descriptor.id) == ["org.test.after.longer.id.coder/1"])
+        try FixturePlugins.build("p.so", in: replacement, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.after.longer.id")])
+        #expect(rename(replacement + "/p.so", folder + "/p.so") == 0)
+        let second = try CommandLine.run(TestPaths.imagepipeBinary, arguments, environment: environment)
+        #expect(second.stdout.contains("org.test.after.longer.id.coder/1"))
+        #expect(!second.stdout.contains("org.test.before"))
     }
 
     @Test func refusalsAreCachedButPermissionsAreCheckedEveryTime() throws {

@@ -37,7 +37,10 @@ public enum TestPaths {
     public static func temporaryDirectory(_ label: String = "imagepipe-test") throws -> String {
         var template = Array("\(NSTemporaryDirectory())/\(label).XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestSupportError("mkdtemp failed: \(String(cString: strerror(errno)))") }
-        return String(cString: made)
+        // The canonical path, so it matches what the kernel reports (/proc/self/maps) and what tools print.
+        guard let canonical = realpath(made, nil) else { return String(cString: made) }
+        defer { free(canonical) }
+        return String(cString: canonical)
     }
 }
 

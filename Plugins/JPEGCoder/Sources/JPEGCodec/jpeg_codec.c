@@ -1,2 +1,0 @@
-/* libjpeg glue: error handling by longjmp stays in C. */
-#include "jpeg_codec.h"
