@@ -45,6 +45,7 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
 
 let pluginNames = [
     "PNGCoder", "FileLoader", "SVGCoder", "PDFCoder", "AVIFCoder", "HEIFCoder", "JPEGCoder", "GIFCoder", "WebPCoder",
+    "HTTPLoader",
 ]
 
 let package = Package(
@@ -72,6 +73,7 @@ let package = Package(
         // giflib ships no .pc file: its module map links "gif" directly.
         .systemLibrary(name: "CGIF", path: "Sources/System/CGIF", providers: [.apt(["libgif-dev"])]),
         systemLibrary("CWebP", pkgConfig: "libwebpdemux", apt: ["libwebp-dev"]),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
 
         // Plugins.
         pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
@@ -85,6 +87,7 @@ let package = Package(
         .target(name: "JPEGCodec", dependencies: ["PluginAPI", "CJPEG"], path: "Plugins/JPEGCoder/Sources/JPEGCodec"),
         pluginTarget("GIFCoder", dependencies: ["CGIF"]),
         pluginTarget("WebPCoder", dependencies: ["CWebP"]),
+        pluginTarget("HTTPLoader", dependencies: ["CCurl"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),
