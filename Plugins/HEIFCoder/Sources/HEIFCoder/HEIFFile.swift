@@ -1,0 +1,115 @@
+import CHEIF
+import PluginAPI
+import PluginKit
+
+/// One libheif context over the request's borrowed bytes, alive for one plugin call (so calls share nothing and
+/// the coder is thread-safe). libheif reads the bytes in place: they stay valid until the call returns.
+final class HEIFFile {
+    let context: OpaquePointer
+    let data: UnsafeBufferPointer<UInt8>
+
+    private init(context: OpaquePointer, data: UnsafeBufferPointer<UInt8>) {
+        self.context = context
+        self.data = data
+    }
+
+    deinit { heif_context_free(context) }
+
+    /// Parses the file's boxes (no pixels yet). `maxDimension` (0 = none) tightens libheif's own per-side limit,
+    /// which it checks against every item's `ispe` while reading; `threads` (0 = libheif's default) caps how many
+    /// grid tiles libheif decodes at once.
+    static func open(_ data: UnsafeBufferPointer<UInt8>, maxDimension: UInt32, threads: UInt32) throws -> HEIFFile {
+        guard let base = data.baseAddress, !data.isEmpty else { throw PluginFailure.invalidData("empty input: not a HEIF file") }
+        LibHEIF.ensureInitialised()
+        guard let context = heif_context_alloc() else {
+            throw PluginFailure(IP_STATUS_NO_MEMORY, "libheif could not allocate a context")
+        }
+        let file = HEIFFile(context: context, data: data)
+        if maxDimension > 0, maxDimension < LibHEIF.defaultMaximumDimension {
+            heif_context_set_maximum_image_size_limit(context, Int32(maxDimension))
+        }
+        if threads > 0 { heif_context_set_max_decoding_threads(context, Int32(min(threads, 256))) }
+        try HEIFFailure.check(
+            heif_context_read_from_memory_without_copy(context, base, data.count, nil), "reading the file", data: data)
+        return file
+    }
+
+    /// Top-level image IDs in page order: the primary image first, then the others in file order.
+    func pageIDs() throws -> [heif_item_id] {
+        let count = Int(heif_context_get_number_of_top_level_images(context))
+        guard count > 0 else { throw PluginFailure.invalidData("the HEIF file has no top-level image") }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let filled = Int(heif_context_get_list_of_top_level_image_IDs(context, &ids, Int32(count)))
+        ids.removeSubrange(max(0, min(filled, count))...)
+        var primary: heif_item_id = 0
+        try HEIFFailure.check(heif_context_get_primary_image_ID(context, &primary), "finding the primary image", data: data)
+        return [primary] + ids.filter { $0 != primary }
+    }
+
+    /// The image for page `index` (see `pageIDs`); NOT_FOUND past the last, UNSUPPORTED for a codec libheif lacks.
+    func handle(page index: Int) throws -> HEIFHandle {
+        let ids = try pageIDs()
+        guard index < ids.count else {
+            throw PluginFailure.notFound("page \(index) does not exist: the file has \(ids.count) top-level image(s)")
+        }
+        // libheif 1.15 opens a VVC item and fails only when decoding: say so before anything is promised.
+        try ItemTypeInspector.checkDecodable(ids[index], in: data)
+        var raw: OpaquePointer?
+        try HEIFFailure.check(heif_context_get_image_handle(context, ids[index], &raw), "opening image \(ids[index])", data: data)
+        guard let raw else { throw PluginFailure.internalError("libheif returned no image handle") }
+        return HEIFHandle(raw, file: self)
+    }
+}
+
+/// An image (or thumbnail) handle; keeps its file alive so the borrowed bytes and the context outlive it.
+final class HEIFHandle {
+    let raw: OpaquePointer
+    let file: HEIFFile
+
+    init(_ raw: OpaquePointer, file: HEIFFile) {
+        self.raw = raw
+        self.file = file
+    }
+
+    deinit { heif_image_handle_release(raw) }
+
+    /// Display size with irot/imir/clap applied (libheif 1.15 reports it that way).
+    var width: Int { Int(heif_image_handle_get_width(raw)) }
+    var height: Int { Int(heif_image_handle_get_height(raw)) }
+    /// Coded size from `ispe`, before transformations: what a decode with ignore_transformations produces.
+    var codedWidth: Int { Int(heif_image_handle_get_ispe_width(raw)) }
+    var codedHeight: Int { Int(heif_image_handle_get_ispe_height(raw)) }
+    var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(raw)) }
+    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(raw) != 0 }
+    var hasDepth: Bool { heif_image_handle_has_depth_image(raw) != 0 }
+
+    /// The size a decode produces: display size, or the coded size when transformations are ignored.
+    func outputSize(ignoringTransformations: Bool) -> (width: Int, height: Int) {
+        ignoringTransformations ? (codedWidth, codedHeight) : (width, height)
+    }
+
+    func thumbnails() throws -> [HEIFHandle] {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(raw))
+        guard count > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let filled = Int(heif_image_handle_get_list_of_thumbnail_IDs(raw, &ids, Int32(count)))
+        return try ids.prefix(max(0, min(filled, count))).map { id in
+            var thumb: OpaquePointer?
+            try HEIFFailure.check(heif_image_handle_get_thumbnail(raw, id, &thumb), "opening thumbnail \(id)", data: file.data)
+            guard let thumb else { throw PluginFailure.internalError("libheif returned no thumbnail handle") }
+            return HEIFHandle(thumb, file: file)
+        }
+    }
+
+    /// Metadata blocks: Exif by item type, XMP as a `mime` item of type application/rdf+xml.
+    var exifCount: Int { Int(heif_image_handle_get_number_of_metadata_blocks(raw, "Exif")) }
+    var xmpCount: Int {
+        let count = Int(heif_image_handle_get_number_of_metadata_blocks(raw, "mime"))
+        guard count > 0 else { return 0 }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let filled = Int(heif_image_handle_get_list_of_metadata_block_IDs(raw, "mime", &ids, Int32(count)))
+        return ids.prefix(max(0, min(filled, count))).filter { id in
+            heif_image_handle_get_metadata_content_type(raw, id).map { String(cString: $0) } == "application/rdf+xml"
+        }.count
+    }
+}

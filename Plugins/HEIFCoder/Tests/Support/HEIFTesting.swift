@@ -1,0 +1,171 @@
+import Foundation
+import PipelineHost
+import TestSupport
+
+/// Shared helpers for the HEIF coder's tests: one host with only libHEIFCoder.so, the corpus, and the
+/// reference decoder (`heif-convert` from libheif-examples, read back through ImageMagick).
+enum HEIFTest {
+    static let coderID = "org.imagepipe.coder.heif/1"
+
+    /// One host for every test (the coder is thread-safe; loading it once keeps the tests fast).
+    private static let loaded = Result { try PluginSandbox.host(loading: ["libHEIFCoder.so"]) }
+
+    static func host() throws -> PluginHost { try loaded.get() }
+
+    static func decode(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) throws -> Image {
+        try host().coders.decode(data: bytes, options: options)
+    }
+
+    static func probe(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        try host().coders.probe(data: bytes, options: options)
+    }
+
+    /// The corpus folder, or nil after printing why the caller skips.
+    static func corpus(_ test: String) -> String? {
+        guard let corpus = TestPaths.corpus else {
+            print("SKIPPED \(test): corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
+            return nil
+        }
+        return corpus
+    }
+
+    static func read(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw TestSupportError("cannot write \(path)")
+        }
+    }
+
+    // MARK: Reference decoder
+
+    static let heifConvert = "/usr/bin/heif-convert"
+    static let convert = "/usr/bin/convert"
+
+    /// True when heif-convert and ImageMagick are installed; otherwise prints why the caller skips.
+    static func hasReferenceTools(_ test: String) -> Bool {
+        let fm = FileManager.default
+        guard fm.isExecutableFile(atPath: heifConvert), fm.isExecutableFile(atPath: convert) else {
+            print("SKIPPED \(test): heif-convert (libheif-examples) or ImageMagick's convert is not installed")
+            return false
+        }
+        return true
+    }
+
+    /// A reference image as RGBA samples (0...255, or 0...65535 when `depth16`), tightly packed.
+    struct Reference {
+        let width: Int
+        let height: Int
+        let samples: [Int]
+
+        /// heif-convert's `v << (16 - bits)` samples re-widened by bit replication, as the coder outputs them.
+        func widened(fromBits bits: Int) -> Reference {
+            Reference(width: width, height: height, samples: samples.map { sample in
+                let v = sample >> (16 - bits)
+                return v << (16 - bits) | v >> (2 * bits - 16)
+            })
+        }
+    }
+
+    /// Every top-level image of `path` as heif-convert writes it (file order), read back through ImageMagick.
+    static func reference(_ path: String, depth16: Bool = false) throws -> [Reference] {
+        let folder = try TestPaths.temporaryDirectory("heif-reference")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try CommandLine.run(heifConvert, ["--quiet", path, folder + "/out.png"])
+        guard run.status == 0 else { throw TestSupportError("heif-convert failed: \(run.stderr)") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }
+            .sorted { pageNumber($0) < pageNumber($1) }
+        return try names.map { name in
+            let png = folder + "/" + name
+            let size = try CommandLine.run("/usr/bin/identify", ["-format", "%w %h", png])
+            let parts = size.stdout.split(separator: " ").compactMap { Int($0) }
+            guard size.status == 0, parts.count == 2 else { throw TestSupportError("identify failed: \(size.stderr)") }
+            let raw = folder + "/" + name + ".raw"
+            let converted = try CommandLine.run(convert, [png, "-endian", "MSB", "-depth", depth16 ? "16" : "8", "rgba:" + raw])
+            guard converted.status == 0 else { throw TestSupportError("convert failed: \(converted.stderr)") }
+            let bytes = try read(raw)
+            let samples = depth16
+                ? stride(from: 0, to: bytes.count - 1, by: 2).map { Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]) }
+                : bytes.map(Int.init)
+            return Reference(width: parts[0], height: parts[1], samples: samples)
+        }
+    }
+
+    /// heif-convert names several images out-1.png, out-2.png ...; a single one out.png.
+    private static func pageNumber(_ name: String) -> Int {
+        Int(name.split(separator: "-").last?.split(separator: ".").first ?? "") ?? 0
+    }
+}
+
+/// How far a decoded image is from a reference of the same size: the largest channel difference and how many
+/// samples differ at all. Alpha always counts; colour only where both are not fully transparent.
+struct SampleDifference: CustomStringConvertible {
+    var maxChannel = 0
+    var differingSamples = 0
+    var samples = 0
+
+    init(_ image: Image, _ reference: HEIFTest.Reference) {
+        precondition(image.width == reference.width && image.height == reference.height, "sizes differ")
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let p = image.pixel(x: x, y: y)
+                let ours = [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
+                let base = (y * image.width + x) * 4
+                let theirs = Array(reference.samples[base..<base + 4])
+                let channels = ours[3] == 0 && theirs[3] == 0 ? [3] : [0, 1, 2, 3]
+                for channel in channels {
+                    let difference = abs(ours[channel] - theirs[channel])
+                    maxChannel = max(maxChannel, difference)
+                    if difference > 0 { differingSamples += 1 }
+                }
+                samples += 4
+            }
+        }
+    }
+
+    var description: String { "max channel difference \(maxChannel), \(differingSamples) of \(samples) samples differ" }
+}
+
+/// PSNR in dB over RGB (and alpha when both have it) of two RGBA8 images of the same size.
+func psnr(_ a: Image, _ b: Image) -> Double {
+    precondition(a.width == b.width && a.height == b.height)
+    var squared = 0.0
+    var count = 0
+    for y in 0..<a.height {
+        for x in 0..<a.width {
+            let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+            for (u, v) in [(p.r, q.r), (p.g, q.g), (p.b, q.b), (p.a, q.a)] {
+                let d = Double(Int(u) - Int(v)) * 255 / Double(a.pixelFormat.maxValue)
+                squared += d * d
+                count += 1
+            }
+        }
+    }
+    let mse = squared / Double(count)
+    return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+}
+
+extension Error {
+    /// The plugin status behind a pipeline error, for `#expect`.
+    var pluginStatus: PluginStatus? { (self as? PipelineError)?.status }
+}
+
+/// One row of the corpus manifest.
+struct ManifestRow {
+    let path: String, format: String, outcome: String
+    let width: Int?, height: Int?, pages: Int?
+    let hasAlpha: Bool?, bitDepth: Int?
+    let details: String
+
+    static func load(_ corpus: String) throws -> [ManifestRow] {
+        let text = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8)
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count > 9, f[1] == "test" else { return nil }
+            return ManifestRow(path: f[0], format: f[2], outcome: f[3], width: Int(f[4]), height: Int(f[5]), pages: Int(f[6]),
+                               hasAlpha: f[7] == "yes" ? true : f[7] == "no" ? false : nil, bitDepth: Int(f[8]), details: f[9])
+        }
+    }
+}
