@@ -15,7 +15,7 @@ protocol Command: Sendable {
 enum Imagepipe {
     static let commands: [any Command.Type] = [
         PluginsCommand.self, CodersCommand.self, LoadersCommand.self, CachesCommand.self,
-        InfoCommand.self, RenderCommand.self,
+        InfoCommand.self, RenderCommand.self, CacheCommand.self,
     ]
 
     static let usage: String = {

@@ -13,6 +13,7 @@ final class LoadSession: Sendable {
         var continuation: CheckedContinuation<[UInt8], Error>?
         var finished = false
         var rejection: (PluginStatus, String)?
+        var response: LoadResponse?
 
         /// The final outcome, moving the bytes out.
         mutating func result(url: String, loader: String) -> Result<[UInt8], Error> {
@@ -28,12 +29,14 @@ final class LoadSession: Sendable {
     let url: String
     let loaderID: String
     let maxBytes: Int?
+    let hooks: LoadHooks
     private let state = Mutex(State())
 
-    init(url: String, loaderID: String, maxBytes: Int?) {
+    init(url: String, loaderID: String, maxBytes: Int?, hooks: LoadHooks) {
         self.url = url
         self.loaderID = loaderID
         self.maxBytes = maxBytes
+        self.hooks = hooks
     }
 
     func wait(_ continuation: CheckedContinuation<[UInt8], Error>) {
@@ -50,10 +53,12 @@ final class LoadSession: Sendable {
         ip_load_callbacks(
             struct_size: UInt32(MemoryLayout<ip_load_callbacks>.size),
             context: Unmanaged.passRetained(self).toOpaque(),
-            response: { context, _, expected, _, _ in
+            response: { context, status, expected, contentType, effectiveURL in
                 guard let context else { return 1 }
                 let session = Unmanaged<LoadSession>.fromOpaque(context).takeUnretainedValue()
-                return session.response(expected: expected)
+                return session.response(LoadResponse(
+                    statusCode: Int(status), expectedSize: expected < 0 ? nil : Int(expected),
+                    contentType: contentType.map { String(cString: $0) }, effectiveURL: effectiveURL.map { String(cString: $0) }))
             },
             data: { context, bytes, size in
                 guard let context else { return 1 }
@@ -72,28 +77,43 @@ final class LoadSession: Sendable {
         if let context = callbacks.context { Unmanaged<LoadSession>.fromOpaque(context).release() }
     }
 
-    private func response(expected: Int64) -> Int32 {
-        state.withLock { s in
-            s.expected = expected
-            if let maxBytes, expected > Int64(maxBytes) {
+    private func response(_ response: LoadResponse) -> Int32 {
+        // The host's validation runs outside the lock: it is caller code.
+        var rejection: (PluginStatus, String)?
+        do { try hooks.validateResponse(response) } catch let error as HTTPStatusError {
+            rejection = (error.pluginStatus, "\(error)")
+        } catch {
+            rejection = (.unsupported, "response rejected: \(error)")
+        }
+        return state.withLock { s in
+            s.response = response
+            s.expected = Int64(response.expectedSize ?? -1)
+            if let rejection { s.rejection = rejection; return 1 }
+            if let maxBytes, let expected = response.expectedSize, expected > maxBytes {
                 s.rejection = (.limitExceeded, "the body of \(expected) bytes exceeds the limit of \(maxBytes)")
                 return 1
             }
-            if expected > 0 { s.bytes.reserveCapacity(Int(min(expected, 1 << 30))) }
+            if let expected = response.expectedSize, expected > 0 { s.bytes.reserveCapacity(min(expected, 1 << 30)) }
             return 0
         }
     }
 
     private func receive(_ chunk: UnsafeBufferPointer<UInt8>) -> Int32 {
-        state.withLock { s in
+        let progress: (Int, Int?)? = state.withLock { s in
             if let maxBytes, s.bytes.count + chunk.count > maxBytes {
                 s.rejection = (.limitExceeded, "the body exceeds the limit of \(maxBytes) bytes")
-                return 1
+                return nil
             }
             s.bytes.append(contentsOf: chunk)
-            return 0
+            return (s.bytes.count, s.expected >= 0 ? Int(s.expected) : nil)
         }
+        guard let progress else { return 1 }
+        hooks.progress?(progress.0, progress.1)
+        return 0
     }
+
+    /// The response the loader reported, once complete.
+    var response: LoadResponse? { state.withLock { $0.response } }
 
     private func complete(_ status: PluginStatus, _ message: String) {
         let resume: (CheckedContinuation<[UInt8], Error>, Result<[UInt8], Error>)? = state.withLock { s in

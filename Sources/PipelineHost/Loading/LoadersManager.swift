@@ -15,7 +15,11 @@ public final class LoadersManager: DataLoading {
     public func canLoad(url: String) -> Bool { loader(for: url) != nil }
 
     public func load(url: String, options: LoadOptions = LoadOptions()) async throws -> [UInt8] {
+        try await load(url: url, options: options, hooks: LoadHooks())
+    }
+
+    public func load(url: String, options: LoadOptions, hooks: LoadHooks) async throws -> [UInt8] {
         guard let loader = loader(for: url) else { throw PipelineError.noLoader(url: url, scheme: urlScheme(of: url)) }
-        return try await loader.load(url: url, options: options)
+        return try await loader.load(url: url, options: options, hooks: hooks)
     }
 }

@@ -5,8 +5,13 @@ extension PluginLoader: DataLoading {
 
     /// Starts the plugin's load and waits for `complete`; cancelling the task cancels the transfer.
     public func load(url: String, options: LoadOptions) async throws -> [UInt8] {
+        try await load(url: url, options: options, hooks: LoadHooks())
+    }
+
+    /// Loads with host-side hooks: response validation (a rejected response stops the transfer) and progress.
+    public func load(url: String, options: LoadOptions, hooks: LoadHooks) async throws -> [UInt8] {
         let vtable = try self.vtable()
-        let session = LoadSession(url: url, loaderID: descriptor.id, maxBytes: options.maxBytes)
+        let session = LoadSession(url: url, loaderID: descriptor.id, maxBytes: options.maxBytes, hooks: hooks)
         var callbacks = session.callbacks()
         var message = MessageBuffer()
         let task: OpaquePointer? = try withCStringArray(options.headers) { headers in

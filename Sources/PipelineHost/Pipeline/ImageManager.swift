@@ -1,51 +1,157 @@
-/// The pipeline's front door: URL or path in, image out (loader → coder → decode at size → finish).
+/// The pipeline's front door: URL or path in, image out.
 ///
-/// Caching and coalescing of identical requests arrive with the caching issue; this type is where they go.
+/// memory cache → (coalesced by result key) data cache for a small derived result → original bytes (data cache, or a
+/// fetch coalesced by URL key with the failed-URL list in front) → coder at size → transformers → stores.
+/// Any number of concurrent requests for one URL share one fetch; identical requests share one decode; a shared
+/// operation is cancelled only when all its waiters have cancelled.
 public final class ImageManager: Sendable {
     public let host: PluginHost
+    public let configuration: ImagePipelineConfiguration
+    private let fetches = Coalescer<String, [UInt8]>()
+    private let decodes = Coalescer<String, Image>()
+    private let failed: FailedURLList
 
-    public init(host: PluginHost) { self.host = host }
+    public init(host: PluginHost, configuration: ImagePipelineConfiguration = ImagePipelineConfiguration()) {
+        self.host = host
+        self.configuration = configuration
+        failed = FailedURLList(lifetime: configuration.failedURLLifetime)
+    }
+
+    // MARK: Images
+
+    public func image(for request: ImageRequest) async throws -> Image {
+        try await image(for: request, progress: nil)
+    }
 
     /// Loads and decodes `url` (a URL or an absolute path) with `options`.
     public func image(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> Image {
-        let (bytes, options) = try await fetch(url, options: options, loadOptions: loadOptions)
-        let context = CallContext(limits: options.limits)
-        return try await withTaskCancellationHandler {
-            try host.coders.decode(data: bytes, options: options, cancellation: context)
-        } onCancel: {
-            context.cancel()
-        }
+        try await image(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
     }
 
-    /// Convenience matching SDWebImage's most common call: a thumbnail of a URL, optionally tinted as a template.
+    /// SDWebImage's most common call: a thumbnail of a URL, optionally tinted as a template.
     public func image(for url: String, thumbnailPixelSize: PixelSize, tint: RGBAColor? = nil) async throws -> Image {
         try await image(for: url, options: DecodeOptions(thumbnailSize: thumbnailPixelSize, tint: tint, template: tint != nil))
     }
 
+    /// The request's progress and its final image as an asynchronous sequence; ending the iteration cancels it.
+    public func events(for request: ImageRequest) -> AsyncThrowingStream<ImageEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let image = try await self.image(for: request) { received, expected in
+                        continuation.yield(.progress(received: received, expected: expected))
+                    }
+                    continuation.yield(.image(image))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func image(for request: ImageRequest, progress: (@Sendable (Int, Int?) -> Void)?) async throws -> Image {
+        let key = ImageCacheKey(request, filter: configuration.keyFilter)
+        if request.fetchPolicy.readsCache, let hit = configuration.memoryCache?.image(for: key.imageKey) { return hit }
+        return try await decodes.value(for: key.imageKey + "|" + request.fetchPolicy.rawValue, progress: progress) { report in
+            try await self.produce(request, key: key, report: report)
+        }
+    }
+
+    private func produce(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (Int, Int?) -> Void) async throws -> Image {
+        let usesDataCache = dataCacheApplies(to: request.url)
+        if request.fetchPolicy.readsCache, usesDataCache, !key.isPlainDecode,
+           let blob = try? await configuration.dataCache?.data(for: key.imageKey), let image = ImageBlob.decode(blob) {
+            configuration.memoryCache?.store(image, for: key.imageKey)
+            return image
+        }
+        let bytes = try await originalData(request, key: key, report: report)
+        var options = request.options
+        if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
+        let context = CallContext(limits: options.limits)
+        var image: Image
+        do {
+            image = try await withTaskCancellationHandler {
+                try host.coders.decode(data: bytes, options: options, cancellation: context)
+            } onCancel: {
+                context.cancel()
+            }
+        } catch let error as PipelineError {
+            failed.record(error, for: key.dataKey)
+            throw error
+        }
+        for transformer in request.transformers { image = try transformer.transform(image) }
+        if request.fetchPolicy.writesCache {
+            configuration.memoryCache?.store(image, for: key.imageKey)
+            if usesDataCache, !key.isPlainDecode, let blob = ImageBlob.encode(image) {
+                try? await configuration.dataCache?.store(blob, for: key.imageKey)
+            }
+        }
+        return image
+    }
+
+    // MARK: Original bytes
+
+    /// The original bytes of a request's URL, from the data cache or one shared fetch.
+    public func data(for request: ImageRequest) async throws -> [UInt8] {
+        try await originalData(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _, _ in })
+    }
+
+    private func originalData(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (Int, Int?) -> Void) async throws -> [UInt8] {
+        let usesDataCache = dataCacheApplies(to: request.url)
+        if request.fetchPolicy.readsCache, usesDataCache, let cached = try? await configuration.dataCache?.data(for: key.dataKey) {
+            report(cached.count, cached.count)
+            return cached
+        }
+        guard request.fetchPolicy.mayLoad else { throw PipelineError.notInCache(url: request.url) }
+        if !request.retryFailed, let failure = failed.failure(for: key.dataKey) { throw failure }
+        var loadOptions = request.loadOptions
+        if request.options.limits.maxInputBytes > 0 {
+            loadOptions.maxBytes = min(loadOptions.maxBytes ?? Int.max, request.options.limits.maxInputBytes)
+        }
+        configuration.requestModifier?(request.url, &loadOptions)
+        let url = request.url, loaders = host.loaders, validate = configuration.responseValidator
+        let options = loadOptions
+        do {
+            let bytes = try await fetches.value(for: key.dataKey, progress: report) { fetchReport in
+                try await loaders.load(url: url, options: options, hooks: LoadHooks(validateResponse: validate, progress: fetchReport))
+            }
+            failed.remove(key.dataKey)
+            if request.fetchPolicy.writesCache, usesDataCache { try? await configuration.dataCache?.store(bytes, for: key.dataKey) }
+            return bytes
+        } catch let error as PipelineError {
+            failed.record(error, for: key.dataKey)
+            throw error
+        }
+    }
+
+    private func dataCacheApplies(to url: String) -> Bool {
+        configuration.dataCache != nil && (configuration.cacheLocalFiles || urlScheme(of: url) != "file")
+    }
+
+    // MARK: Facts and frames
+
+    /// Reads a source's facts without decoding it.
+    public func info(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> ImageInfo {
+        let bytes = try await data(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
+        return try host.coders.probe(data: bytes, options: withSource(options, url))
+    }
+
     /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
     public func frames(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> [Image] {
-        let (bytes, options) = try await fetch(url, options: options, loadOptions: loadOptions)
+        let bytes = try await data(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
+        let options = withSource(options, url)
         guard let coder = host.coders.coder(forData: bytes), coder.descriptor.capabilities.contains(.animated) else {
             return [try host.coders.decode(data: bytes, options: options)]
         }
         return try host.coders.frames(data: bytes, options: options).readAll()
     }
 
-    /// Reads a source's facts without decoding it.
-    public func info(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> ImageInfo {
-        let (bytes, options) = try await fetch(url, options: options, loadOptions: loadOptions)
-        return try host.coders.probe(data: bytes, options: options)
-    }
-
-    private func fetch(_ url: String, options: DecodeOptions, loadOptions: LoadOptions) async throws -> ([UInt8], DecodeOptions) {
-        var loadOptions = loadOptions
-        if options.limits.maxInputBytes > 0 {
-            loadOptions.maxBytes = min(loadOptions.maxBytes ?? Int.max, options.limits.maxInputBytes)
-        }
-        let bytes = try await host.loaders.load(url: url, options: loadOptions)
+    private func withSource(_ options: DecodeOptions, _ url: String) -> DecodeOptions {
         var options = options
         if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: url) }
-        return (bytes, options)
+        return options
     }
 }
 

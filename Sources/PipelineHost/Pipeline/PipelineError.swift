@@ -17,6 +17,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A plugin broke the ABI's rules at run time (bad image struct, unknown pixel format).
     case pluginMisbehaved(plugin: String, message: String)
     case cacheFailed(cache: String, status: PluginStatus, message: String)
+    /// The fetch policy allowed only cached results and there was none.
+    case notInCache(url: String)
     case invalidArgument(String)
     case outOfMemory(bytes: Int)
     case cancelled
@@ -32,6 +34,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .noLoader: .unsupported
         case .pluginMisbehaved: .internalError
         case .invalidArgument: nil
+        case .notInCache: .notFound
         }
     }
 
@@ -46,6 +49,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .noEncoder: 2300
         case .pluginMisbehaved: 3000
         case .cacheFailed(_, let s, _): 4000 + Int(s.rawValue)
+        case .notInCache: 4100
         case .invalidArgument: 5000
         case .outOfMemory: 5001
         case .cancelled: 5002
@@ -66,6 +70,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
             "encoding failed: \(message.isEmpty ? status.description : message) (\(coder), \(status))"
         case .pluginMisbehaved(let plugin, let message): "plugin \(plugin) broke the ABI: \(message)"
         case .cacheFailed(let cache, let status, let message): "cache \(cache): \(message) (\(status))"
+        case .notInCache(let url): "\(url) is not in the cache and the fetch policy forbids loading it"
         case .invalidArgument(let message): message
         case .outOfMemory(let bytes): "cannot allocate \(bytes) bytes"
         case .cancelled: "cancelled"

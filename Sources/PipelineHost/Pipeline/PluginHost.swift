@@ -9,7 +9,7 @@ public final class PluginHost: Sendable {
         self.registry = registry
         coders = CodersManager(coders: registry.coders)
         loaders = LoadersManager(loaders: registry.loaders)
-        caches = CachesManager(caches: registry.caches)
+        caches = CachesManager(pluginCaches: registry.caches)
     }
 
     /// Scans a search path and builds the managers.

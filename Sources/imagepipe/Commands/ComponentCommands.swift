@@ -71,7 +71,7 @@ enum CachesCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let caches = HostSetup.host(args).caches.caches.map(\.descriptor)
+        let caches = HostSetup.host(args).caches.pluginCaches.map(\.descriptor)
         if args.flag("json") { try Output.json(caches); return }
         if caches.isEmpty { Output.line("No cache plugins loaded."); return }
         Output.table(["ID", "PRIORITY", "CAPABILITIES"], caches.map {

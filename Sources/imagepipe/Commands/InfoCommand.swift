@@ -12,14 +12,16 @@ enum InfoCommand: Command {
 
           --json   machine-readable output
 
+        \(HostSetup.cacheHelpText)
+
         \(HostSetup.helpText)
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(["json"]))
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued),
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["json"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
-        let manager = ImageManager(host: HostSetup.host(args))
+        let manager = try HostSetup.manager(args, host: HostSetup.host(args))
         let source = DecodeArguments.source(args.positionals[0])
         let info = try await manager.info(for: source, options: try DecodeArguments.options(args))
         if args.flag("json") { try Output.json(info); return }

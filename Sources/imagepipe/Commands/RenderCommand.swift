@@ -15,13 +15,15 @@ enum RenderCommand: Command {
 
         \(DecodeArguments.helpText)
 
+        \(HostSetup.cacheHelpText)
+
         \(HostSetup.helpText)
         """
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
-                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(["o", "output", "quality"]),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(["lossless"]))
+                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(["o", "output", "quality"]),
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["lossless"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         guard let dot = output.lastIndex(of: "."), !output[output.index(after: dot)...].contains("/") else {
@@ -35,7 +37,7 @@ enum RenderCommand: Command {
         }
         let options = try DecodeArguments.options(args)
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
-        let manager = ImageManager(host: host)
+        let manager = try HostSetup.manager(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {

@@ -4,6 +4,24 @@ import PipelineHost
 enum HostSetup {
     static let valuedOptions: Set<String> = ["plugin-dir"]
     static let flags: Set<String> = ["no-default-plugins"]
+    static let cacheValued: Set<String> = ["cache-dir"]
+    static let cacheFlags: Set<String> = ["no-cache"]
+
+    /// The image manager of `render` and `info`: a disk cache for remote sources unless --no-cache.
+    static func manager(_ arguments: Arguments, host: PluginHost) throws -> ImageManager {
+        guard !arguments.flag("no-cache") else {
+            return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        }
+        let cache = try DiskCache(directory: arguments.value("cache-dir") ?? DiskCache.defaultDirectory())
+        return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
+    }
+
+    static let cacheHelpText = """
+        Cache options:
+          --cache-dir DIR    the disk cache folder (default $XDG_CACHE_HOME/imagepipe/default); remote sources are
+                             cached (originals, and thumbnails as raw pixels); local files are read directly
+          --no-cache         neither read nor write the disk cache
+        """
 
     static func host(_ arguments: Arguments) -> PluginHost {
         PluginHost(searchPath: .standard(

@@ -1,0 +1,38 @@
+/// What a loader reported when the headers were in.
+public struct LoadResponse: Sendable, Equatable {
+    /// HTTP status, or 0 for loaders without one (files).
+    public let statusCode: Int
+    /// Content-Length or file size; nil when unknown.
+    public let expectedSize: Int?
+    public let contentType: String?
+    /// The URL after redirects.
+    public let effectiveURL: String?
+}
+
+/// Host-side hooks around one load (SDWebImage's request and response modifiers).
+public struct LoadHooks: Sendable {
+    /// Decides whether a response is acceptable; throw to reject it (the transfer stops at once).
+    public var validateResponse: @Sendable (LoadResponse) throws -> Void
+    /// Bytes received so far and the expected total.
+    public var progress: (@Sendable (Int, Int?) -> Void)?
+
+    public init(validateResponse: @escaping @Sendable (LoadResponse) throws -> Void = LoadHooks.acceptSuccess,
+                progress: (@Sendable (Int, Int?) -> Void)? = nil) {
+        self.validateResponse = validateResponse
+        self.progress = progress
+    }
+
+    /// The default: 2xx (or a loader without statuses) passes; 404 and 410 are permanent "not found"; other
+    /// statuses are I/O failures that may be retried.
+    public static let acceptSuccess: @Sendable (LoadResponse) throws -> Void = { response in
+        guard response.statusCode != 0, !(200..<300).contains(response.statusCode) else { return }
+        throw HTTPStatusError(statusCode: response.statusCode)
+    }
+}
+
+/// A response rejected for its status code.
+public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
+    public let statusCode: Int
+    public var description: String { "HTTP status \(statusCode)" }
+    var pluginStatus: PluginStatus { statusCode == 404 || statusCode == 410 ? .notFound : .io }
+}

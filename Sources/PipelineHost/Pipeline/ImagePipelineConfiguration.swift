@@ -1,0 +1,33 @@
+/// How an `ImageManager` loads, caches and validates. Every field has a default.
+public struct ImagePipelineConfiguration: Sendable {
+    /// Decoded results. Default: a `MemoryCache` with its default limits; nil disables it.
+    public var memoryCache: MemoryCache?
+    /// Encoded originals and small derived results (a `DiskCache`, a `CachesManager` with plugin caches ...).
+    /// Default nil (no disk cache).
+    public var dataCache: (any DataCaching)?
+    /// Maps a URL to the URL used in cache keys (e.g. dropping signed query tokens). Default: identity.
+    public var keyFilter: @Sendable (String) -> String
+    /// Adjusts load options per request (headers such as Accept, timeouts). Default: none.
+    public var requestModifier: (@Sendable (String, inout LoadOptions) -> Void)?
+    /// Accepts or rejects a response before its body is read. Default: 2xx only (see `LoadHooks.acceptSuccess`).
+    public var responseValidator: @Sendable (LoadResponse) throws -> Void
+    /// How long a permanently failed URL stays on the failed list, in seconds. Default 300.
+    public var failedURLLifetime: Double
+    /// Also store originals of file: sources in the data cache. Default false: the file is its own cache, and a
+    /// changed file would otherwise be served stale.
+    public var cacheLocalFiles: Bool
+
+    public init(memoryCache: MemoryCache? = MemoryCache(), dataCache: (any DataCaching)? = nil,
+                keyFilter: @escaping @Sendable (String) -> String = { $0 },
+                requestModifier: (@Sendable (String, inout LoadOptions) -> Void)? = nil,
+                responseValidator: @escaping @Sendable (LoadResponse) throws -> Void = LoadHooks.acceptSuccess,
+                failedURLLifetime: Double = 300, cacheLocalFiles: Bool = false) {
+        self.memoryCache = memoryCache
+        self.dataCache = dataCache
+        self.keyFilter = keyFilter
+        self.requestModifier = requestModifier
+        self.responseValidator = responseValidator
+        self.failedURLLifetime = failedURLLifetime
+        self.cacheLocalFiles = cacheLocalFiles
+    }
+}
