@@ -35,7 +35,7 @@ public final class DiskCache: DataCaching {
     public let configuration: Configuration
     public var name: String { "disk" }
     private let counters = Mutex((hits: 0, misses: 0, approximateBytes: -1))
-    private static let magic: [UInt8] = Array("IPDC0001".utf8)
+    private static let magic: [UInt8] = Array("IPDC0002".utf8)
 
     /// `$XDG_CACHE_HOME/imagepipe/<namespace>` (or `~/.cache/imagepipe/<namespace>`).
     public static func defaultDirectory(namespace: String = "default") -> String {
@@ -179,7 +179,21 @@ public final class DiskCache: DataCaching {
         .cacheFailed(cache: "disk", status: .io, message: "\(message): \(String(cString: strerror(errno)))")
     }
 
-    /// magic(8) | key length (4, LE) | key | data length (8, LE) | first 8 bytes of SHA-256(data) | data
+    /// A fast 64-bit checksum (FNV-1a over 8-byte words, then the tail bytes): it only has to catch torn or
+    /// flipped bytes, not adversaries, and SHA-256 in Swift would cost seconds on a large entry.
+    static func checksum(_ data: [UInt8]) -> [UInt8] {
+        var hash: UInt64 = 0xcbf29ce484222325
+        let prime: UInt64 = 0x100000001b3
+        data.withUnsafeBytes { raw in
+            let words = raw.count / 8
+            for i in 0..<words { hash = (hash ^ raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) &* prime }
+            for i in (words * 8)..<raw.count { hash = (hash ^ UInt64(raw[i])) &* prime }
+        }
+        hash ^= UInt64(data.count)
+        return withUnsafeBytes(of: hash.littleEndian) { Array($0) }
+    }
+
+    /// magic(8) | key length (4, LE) | key | data length (8, LE) | checksum(data) (8) | data
     static func encodeEntry(_ data: [UInt8], key: String) -> [UInt8] {
         let keyBytes = Array(key.utf8)
         var out = magic
@@ -187,7 +201,7 @@ public final class DiskCache: DataCaching {
         out += withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { Array($0) }
         out += keyBytes
         out += withUnsafeBytes(of: UInt64(data.count).littleEndian) { Array($0) }
-        out += SHA256.digest(data).prefix(8)
+        out += checksum(data)
         out += data
         return out
     }
@@ -207,7 +221,7 @@ public final class DiskCache: DataCaching {
         offset += 8
         guard entry.count == offset + dataLength else { return nil }
         let data = Array(entry[offset...])
-        guard Array(SHA256.digest(data).prefix(8)) == checksum else { return nil }
+        guard Self.checksum(data) == checksum else { return nil }
         return data
     }
 }
