@@ -1,0 +1,80 @@
+import Foundation
+import PipelineHost
+import TestSupport
+
+/// Shared setup for the AVIF coder's tests: one host that loaded only libAVIFCoder.so, file helpers, the corpus.
+enum AVIFTest {
+    static let coderID = "org.imagepipe.coder.avif/1"
+
+    /// One host for every test (loading copies the .so and dlopens it; once is enough, the coder is thread-safe).
+    private static let loaded = Result { try PluginSandbox.host(loading: ["libAVIFCoder.so"]) }
+
+    static func host() throws -> PluginHost { try loaded.get() }
+    static func coders() throws -> CodersManager { try host().coders }
+
+    static func decode(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) throws -> Image {
+        try coders().decode(data: bytes, options: options)
+    }
+
+    static func probe(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        try coders().probe(data: bytes, options: options)
+    }
+
+    /// Every frame of `bytes` through the host's lazy frame reader.
+    static func frames(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) throws -> [Image] {
+        try coders().frames(data: bytes, options: options).readAll()
+    }
+
+    /// The status a failing decode reports (nil when it succeeds).
+    static func decodeStatus(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) -> PluginStatus? {
+        do {
+            _ = try decode(bytes, options)
+            return nil
+        } catch let error as PipelineError {
+            return error.status
+        } catch {
+            return .internalError
+        }
+    }
+
+    static func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw TestSupportError("cannot write \(path)")
+        }
+    }
+
+    /// A file of the corpus, or nil (with a SKIPPED line) when the corpus is absent.
+    static func corpusFile(_ relative: String) throws -> [UInt8]? {
+        guard let corpus = TestPaths.corpus else {
+            print("SKIPPED: corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
+            return nil
+        }
+        return try read(corpus + "/" + relative)
+    }
+}
+
+/// One row of corpus/manifest.tsv.
+struct ManifestRow {
+    let path: String, outcome: String
+    let width: Int?, height: Int?, frames: Int?
+    let hasAlpha: Bool?, bitDepth: Int?
+    let details: String
+
+    var isAVIF: Bool { path.hasSuffix(".avif") || path.hasSuffix(".avifs") }
+
+    /// Every AVIF test row of the manifest (avif/ and bad/), or nil when the corpus is absent.
+    static func avifRows() throws -> (corpus: String, rows: [ManifestRow])? {
+        guard let corpus = TestPaths.corpus else { return nil }
+        let text = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8)
+        let rows = text.split(separator: "\n").dropFirst().compactMap { line -> ManifestRow? in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count > 9, f[1] == "test", f[2] == "avif" else { return nil }
+            return ManifestRow(
+                path: f[0], outcome: f[3], width: Int(f[4]), height: Int(f[5]), frames: Int(f[6]),
+                hasAlpha: f[7] == "yes" ? true : f[7] == "no" ? false : nil, bitDepth: Int(f[8]), details: f[9])
+        }
+        return (corpus, rows)
+    }
+}
