@@ -62,6 +62,8 @@ let package = Package(
         // The host and the CLI.
         .target(name: "PipelineHost", dependencies: ["PluginAPI"], path: "Sources/PipelineHost"),
         .executableTarget(name: "imagepipe", dependencies: ["PipelineHost"], path: "Sources/imagepipe"),
+        // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
+        .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
 
         // C libraries from Debian, through pkg-config.
         systemLibrary("CLibPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
