@@ -6,7 +6,8 @@ import Testing
 /// Pixels against avifdec 0.11.1 (libavif-bin), which links the same libavif and converts YUV to RGB with the same
 /// defaults (automatic chroma upsampling through libyuv). avifdec applies no clap/irot/imir, so these decodes use
 /// `ignoreOrientation` (which skips irot/imir) and compare clap files inside the crop rectangle.
-/// Tolerance: every channel within 1 (at 8 bits, and at 16 bits for `highBitDepth`); the measured maximum is 0.
+/// Tolerance: every channel within 1 (at 8 bits, and at 16 bits for `highBitDepth`). Measured: 0, except 1 for the
+/// 8-bit 4:0:0 files, whose reference is range-expanded here (see `rawLimitedLuma`).
 @Suite struct AVIFReferenceTests {
     struct Case: CustomStringConvertible {
         let file: String
