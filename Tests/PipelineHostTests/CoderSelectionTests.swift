@@ -69,3 +69,15 @@ func awaitResult<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) 
 final class ResultBox<T>: @unchecked Sendable {
     var result: Result<T, Error>?
 }
+
+/// Regression: FrameReader freed its buffers twice when frames_open failed (init released, then deinit again).
+@Suite struct FrameReaderTests {
+    @Test func aStillOnlyCoderRefusesFramesWithoutCrashing() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        try FixturePlugins.build("1.so", in: folder)
+        let host = PluginHost(searchPath: PluginSearchPath(directories: [folder]))
+        for _ in 0..<3 {
+            #expect(throws: PipelineError.self) { _ = try host.coders.frames(data: Array("FIXT".utf8)) }
+        }
+    }
+}

@@ -17,6 +17,7 @@ public final class FrameReader {
     private let context: CallContext
     private var delivered = 0
     private var finished = false
+    private var released = false
 
     init(coder: PluginCoder, manager: CodersManager, data source: [UInt8], options: DecodeOptions) throws {
         guard let open = try coder.vtable().frames_open, coder.descriptor.capabilities.contains(.animated) else {
@@ -60,7 +61,10 @@ public final class FrameReader {
         release()
     }
 
+    /// Frees the copies; idempotent, because a failed init releases and then deinit runs too.
     private func release() {
+        guard !released else { return }
+        released = true
         data.deallocate()
         abiOptions.deallocate()
         request.deallocate()

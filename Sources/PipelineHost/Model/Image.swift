@@ -99,8 +99,8 @@ public struct Image: Sendable {
         bytes.withUnsafeBytes { storage.pointer.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
     }
 
-    /// A copy with other metadata over the same pixels.
-    func with(alphaMode: AlphaMode? = nil, durationMilliseconds: Int? = nil, index: Int? = nil) -> Image {
+    /// A copy with other metadata over the same pixels (e.g. frame durations when building an animation).
+    public func with(alphaMode: AlphaMode? = nil, durationMilliseconds: Int? = nil, index: Int? = nil) -> Image {
         Image(width: width, height: height, stride: stride, pixelFormat: pixelFormat, alphaMode: alphaMode ?? self.alphaMode,
               durationMilliseconds: durationMilliseconds ?? self.durationMilliseconds, index: index ?? self.index, storage: storage)
     }
