@@ -1,9 +1,12 @@
 import PluginAPI
 import PluginKit
 
-/// Placeholder entry until the plugin is written: it provides nothing, so the host refuses it.
+/// The WebP plugin: one coder over libwebp, libwebpdemux and libwebpmux.
 nonisolated(unsafe) let pluginEntry = PluginEntry.make(
-    id: "org.imagepipe.placeholder.WebPCoder", name: "WebPCoder", version: "0.0.0", description: "placeholder")
+    id: "org.imagepipe.webp", name: "WebP", version: "1.0.0",
+    description: "WebP decoder and encoder (libwebp 1.2): lossy, lossless, alpha, animation, incremental, shrink-on-load",
+    coders: [webpCoder])
 
+/// The plugin's only exported symbol.
 @_cdecl("imagepipe_plugin_entry")
 public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry }
