@@ -1,0 +1,32 @@
+import JPEGCodec
+import PluginAPI
+import PluginKit
+
+/// Calls a JPEGCodec function with a message buffer and turns a non-OK status into a thrown `PluginFailure`.
+///
+/// The C side cannot throw; this is the one place where its status and message become a Swift error.
+func codecCall(_ body: (ip_message) -> ip_status) throws {
+    var buffer = [CChar](repeating: 0, count: 512)
+    let status = buffer.withUnsafeMutableBufferPointer { text in
+        body(ip_message(buffer: text.baseAddress, capacity: text.count))
+    }
+    guard status == ip_status(IP_STATUS_OK) else {
+        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        throw PluginFailure(status, text.isEmpty ? "libjpeg failed with status \(status)" : text)
+    }
+}
+
+/// The C cancellation callback handed to JPEGCodec: its context is the host's `ip_call` handle.
+let cancellationCheck: jpegc_cancel_fn = { context in
+    Host.isCancelled(context.map { OpaquePointer($0) }) ? 1 : 0
+}
+
+/// Copies `value` into a host-provided struct, writing no more than the host's `struct_size` says it holds
+/// (a host built for an older minor has a shorter struct). A zero size means the host did not say: write all.
+func writeStruct<T>(_ value: T, to target: UnsafeMutablePointer<T>, hostSize: UInt32) {
+    var copy = value
+    let count = hostSize == 0 ? MemoryLayout<T>.size : min(Int(hostSize), MemoryLayout<T>.size)
+    withUnsafeBytes(of: &copy) { source in
+        UnsafeMutableRawPointer(target).copyMemory(from: source.baseAddress!, byteCount: count)
+    }
+}

@@ -1,0 +1,73 @@
+import JPEGCodec
+import PluginAPI
+import PluginKit
+
+/// Encoding: Swift validates the borrowed image and the options, JPEGCodec converts rows and runs libjpeg.
+///
+/// The ABI has no chroma-subsampling field, so it follows the quality: 4:2:0 below 90 (libjpeg's default, the
+/// usual web trade-off), 4:4:4 from 90 up (where colour edges would otherwise be the largest visible error).
+enum JPEGEncoding {
+    /// Quality when the caller states none (ip_encode_options.quality == 0).
+    static let defaultQuality: UInt32 = 85
+    /// From this quality up, chroma is not subsampled.
+    static let fullChromaQuality: UInt32 = 90
+
+    /// Writes frames[0] as a JPEG (a still format: further frames are ignored). Alpha is dropped.
+    static func encode(
+        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
+    ) throws {
+        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
+        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        let image = frames.pointee
+        let settings = try EncodeSettings(options)
+        guard let pixels = image.pixels, image.width > 0, image.height > 0 else {
+            throw PluginFailure.invalidData("cannot encode an empty \(image.width)x\(image.height) image")
+        }
+        let input16: Bool
+        switch image.format {
+        case IP_PIXEL_RGBA8: input16 = false
+        case IP_PIXEL_RGBA16: input16 = true
+        default: throw PluginFailure.unsupported("the JPEG encoder takes RGBA8 or RGBA16, not pixel format \(image.format)")
+        }
+        let rowBytes = UInt64(image.width) * (input16 ? 8 : 4)
+        guard UInt64(image.stride) >= rowBytes else {
+            throw PluginFailure.invalidData("stride \(image.stride) is smaller than a row of \(rowBytes) bytes")
+        }
+        var parameters = jpegc_encode_params(
+            pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
+            input16: input16 ? 1 : 0,
+            premultiplied: image.alpha_mode == IP_ALPHA_PREMULTIPLIED ? 1 : 0,
+            quality: Int32(settings.quality),
+            progressive: settings.progressive ? 1 : 0,
+            full_chroma: settings.quality >= fullChromaQuality ? 1 : 0,
+            optimize_coding: settings.speed >= 8 ? 0 : 1,
+            sink: sink,
+            cancelled: cancellationCheck,
+            cancel_context: call.map { UnsafeMutableRawPointer($0) })
+        try codecCall { message in jpegc_encode(&parameters, message) }
+    }
+}
+
+/// The encode options JPEG uses, read within the host's struct_size.
+struct EncodeSettings {
+    var quality = JPEGEncoding.defaultQuality
+    var speed: UInt32 = 0
+    var progressive = false
+
+    init(_ options: UnsafePointer<ip_encode_options>?) throws {
+        guard let options else { return }
+        var copy = ip_encode_options()
+        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
+        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        if copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0 {
+            throw PluginFailure.unsupported("lossless JPEG is not supported (libjpeg-turbo 2.1 has no lossless mode)")
+        }
+        if copy.bit_depth != 0 && copy.bit_depth != 8 {
+            throw PluginFailure.unsupported("this libjpeg-turbo build writes 8-bit JPEG only, not \(copy.bit_depth)-bit")
+        }
+        if copy.quality > 0 { quality = min(copy.quality, 100) }
+        speed = min(copy.speed, 10)
+        progressive = copy.flags & UInt32(IP_ENCODE_PROGRESSIVE) != 0
+    }
+}

@@ -1,0 +1,57 @@
+import PluginAPI
+import PluginKit
+
+/// Incremental decoding while bytes arrive (a progressive JPEG sharpens scan by scan, a baseline one fills in
+/// from the top).
+///
+/// Each update re-decodes all the bytes received so far in libjpeg's buffered-image mode (see
+/// `jpegc_decode_preview`): simple and stateless between calls, at the cost of redoing the earlier scans each
+/// time — the host decides how often to ask. The final update is an ordinary decode, so it reports TRUNCATED
+/// when the download ended early.
+enum JPEGIncremental {
+    /// What a session keeps between updates: only the options (the host passes all bytes again each time).
+    /// `@unchecked Sendable` is not needed: the ABI promises one thread at a time per decoder.
+    final class Session {
+        var options: ip_decode_options
+
+        init(_ options: ip_decode_options) { self.options = options }
+    }
+
+    static func open(_ given: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
+        guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
+        var options = ip_decode_options()
+        options.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
+        if let given {
+            // Copy only what the host's (possibly older) struct contains; the rest keeps its zero default.
+            let count = min(Int(given.pointee.struct_size), MemoryLayout<ip_decode_options>.size)
+            withUnsafeMutableBytes(of: &options) { $0.copyMemory(from: UnsafeRawBufferPointer(start: given, count: count)) }
+        }
+        // Borrowed for the duration of open only; JPEG needs neither.
+        options.source_url = nil
+        options.password = nil
+        decoder.pointee = OpaquePointer(Unmanaged.passRetained(Session(options)).toOpaque())
+    }
+
+    static func update(
+        _ decoder: OpaquePointer?, data: UnsafePointer<UInt8>?, size: Int, isFinal: Bool, call: OpaquePointer?,
+        into target: UnsafeMutablePointer<ip_image>?
+    ) throws {
+        guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
+        let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(decoder)).takeUnretainedValue()
+        if size == 0 && !isFinal { throw PluginFailure(IP_STATUS_NEED_MORE, "no bytes yet") }
+        var image = try withUnsafePointer(to: &session.options) { options in
+            var request = ip_decode_request(
+                struct_size: UInt32(MemoryLayout<ip_decode_request>.size), data: data, size: size,
+                options: options, call: call)
+            let view = try withUnsafePointer(to: &request) { try DecodeRequestView($0) }
+            return try JPEGDecoding.decode(view, preview: !isFinal)
+        }
+        if target.pointee.struct_size != 0 { image.struct_size = target.pointee.struct_size }
+        writeStruct(image, to: target, hostSize: target.pointee.struct_size)
+    }
+
+    static func close(_ decoder: OpaquePointer?) {
+        guard let decoder else { return }
+        Unmanaged<Session>.fromOpaque(UnsafeRawPointer(decoder)).release()
+    }
+}
