@@ -35,6 +35,12 @@
 #define FIXTURE_SNIFF_STATUS IP_STATUS_OK
 #endif
 
+#ifdef FIXTURE_ANIMATED_OPEN_FAILS
+#define FIXTURE_EXTRA_CAPS_EARLY IP_CODER_ANIMATED
+#else
+#define FIXTURE_EXTRA_CAPS_EARLY 0
+#endif
+
 static const ip_host *g_host;
 
 static const char *const mime_types[] = {"application/x-imagepipe-fixture", NULL};
@@ -44,7 +50,7 @@ static const ip_magic_pattern patterns[] = {
 };
 static const ip_coder_descriptor descriptor = {
     sizeof(ip_coder_descriptor), FIXTURE_CODER_ID, "Fixture coder", "1.0.0", FIXTURE_FORMAT,
-    mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE, FIXTURE_PRIORITY,
+    mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | FIXTURE_EXTRA_CAPS_EARLY, FIXTURE_PRIORITY,
     1, patterns, 16,
 };
 
@@ -84,8 +90,26 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
     return IP_STATUS_OK;
 }
 
+#ifdef FIXTURE_ANIMATED_OPEN_FAILS
+/* Claims animation, but every frames_open fails: exercises the host's error path. */
+static ip_status frames_open(const ip_decode_request *request, ip_frame_iterator **iterator, ip_message message) {
+    (void)request;
+    *iterator = NULL;
+    if (message.capacity) strncpy(message.buffer, "no frames here", message.capacity - 1);
+    return IP_STATUS_INVALID_DATA;
+}
+static ip_status frames_next(ip_frame_iterator *iterator, const ip_call *call, ip_image *frame, ip_message message) {
+    (void)iterator; (void)call; (void)frame; (void)message;
+    return IP_STATUS_END;
+}
+static void frames_close(ip_frame_iterator *iterator) { (void)iterator; }
+#define FIXTURE_FRAMES frames_open, frames_next, frames_close
+#else
+#define FIXTURE_FRAMES NULL, NULL, NULL
+#endif
+
 static const ip_coder coder = {
-    sizeof(ip_coder), &descriptor, sniff, probe, decode, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    sizeof(ip_coder), &descriptor, sniff, probe, decode, FIXTURE_FRAMES, NULL, NULL, NULL, NULL,
 };
 static const ip_coder *const coders[] = {&coder};
 static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};

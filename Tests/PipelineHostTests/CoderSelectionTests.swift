@@ -72,12 +72,13 @@ final class ResultBox<T>: @unchecked Sendable {
 
 /// Regression: FrameReader freed its buffers twice when frames_open failed (init released, then deinit again).
 @Suite struct FrameReaderTests {
-    @Test func aStillOnlyCoderRefusesFramesWithoutCrashing() throws {
+    @Test func aFailingFramesOpenIsAnErrorNotACrash() throws {
         let folder = try TestPaths.temporaryDirectory()
-        try FixturePlugins.build("1.so", in: folder)
+        try FixturePlugins.build("1.so", in: folder, defines: ["FIXTURE_ANIMATED_OPEN_FAILS"])
         let host = PluginHost(searchPath: PluginSearchPath(directories: [folder]))
         for _ in 0..<3 {
-            #expect(throws: PipelineError.self) { _ = try host.coders.frames(data: Array("FIXT".utf8)) }
+            #expect(throws: PipelineError.decodingFailed(coder: "org.imagepipe.test.fixture.coder/1", status: .invalidData,
+                                                         message: "no frames here")) { _ = try host.coders.frames(data: Array("FIXT".utf8)) }
         }
     }
 }
