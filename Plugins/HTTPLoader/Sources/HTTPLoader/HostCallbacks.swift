@@ -1,0 +1,50 @@
+import PluginAPI
+import PluginKit
+
+/// The host's callback table for one load, copied at start (the ABI lets the host free its copy afterwards).
+///
+/// `@unchecked Sendable`: the value is immutable, and the host's context pointer inside it is opaque to us.
+/// loader.h tags the callbacks [loader-thread]; this plugin calls them only from its one transfer thread
+/// (`TransferEngine`), one call at a time, which is what the ABI asks for.
+struct HostCallbacks: @unchecked Sendable {
+    private let table: ip_load_callbacks
+
+    /// Copies the fields the host's struct_size covers; the rest stay NULL ("not provided").
+    init(copying pointer: UnsafePointer<ip_load_callbacks>?) throws {
+        guard let pointer else { throw PluginFailure.internalError("start called without callbacks") }
+        table = try copyVersioned(pointer, size: pointer.pointee.struct_size, named: "ip_load_callbacks")
+        guard table.complete != nil else { throw PluginFailure.internalError("the host's callbacks lack complete()") }
+    }
+
+    /// Reports the final response's headers; true when the host accepts the response.
+    func response(statusCode: Int32, expectedSize: Int64, contentType: UnsafePointer<CChar>?,
+                  effectiveURL: UnsafePointer<CChar>?) -> Bool {
+        guard let response = table.response else { return true }
+        return response(table.context, statusCode, expectedSize, contentType, effectiveURL) == 0
+    }
+
+    /// Hands over the next bytes; true when the host wants more.
+    func data(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let data = table.data else { return true }
+        return data(table.context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == 0
+    }
+
+    /// The last call for the task.
+    func complete(_ status: ip_status, _ message: String) {
+        message.withCString { table.complete(table.context, status, $0) }
+    }
+}
+
+/// Copies a versioned ABI struct: as many bytes as its `struct_size` says (at most our own size), zero after.
+/// A size smaller than the struct's first field or larger than IP_MAX_STRUCT_SIZE means a corrupt table.
+func copyVersioned<T>(_ pointer: UnsafePointer<T>, size: UInt32, named name: String) throws -> T {
+    guard size >= MemoryLayout<UInt32>.size, size <= UInt32(IP_MAX_STRUCT_SIZE) else {
+        throw PluginFailure.internalError("\(name) has an absurd struct_size of \(size)")
+    }
+    let count = min(Int(size), MemoryLayout<T>.size)
+    let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
+    defer { copy.deallocate() }
+    copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
+    copy.copyMemory(from: pointer, byteCount: count)
+    return copy.load(as: T.self)
+}

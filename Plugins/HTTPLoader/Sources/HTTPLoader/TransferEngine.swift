@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCurl
+import PluginAPI
+import PluginKit
+import Synchronization
+
+/// The one curl multi handle of this plugin and the thread that drives it.
+///
+/// Every transfer of the process (per copy of the plugin) runs on this thread, so connections, TLS sessions and
+/// HTTP/2 streams are shared between loads, and every libcurl and host callback happens on one thread, in order.
+/// Other threads only hand work over: `submit` and `cancel` queue a task under a lock and wake the loop with
+/// `curl_multi_wakeup` (the one multi call documented as safe from another thread).
+///
+/// The thread is created on the first load and lives for the process, as the plugin does (plugins are never
+/// unloaded); when idle it sleeps in `curl_multi_poll`.
+///
+/// `@unchecked Sendable`: `multi` and `active` are touched only by the engine thread (after `init` returns);
+/// the cross-thread queue is a `Mutex`.
+final class TransferEngine: @unchecked Sendable {
+    /// Per-host connection limit when IMAGEPIPE_HTTP_MAX_CONNECTIONS is unset or invalid.
+    static let defaultMaxHostConnections = 6
+
+    /// The engine, created by the first load. A failure (libcurl could not start) is kept and rethrown each time.
+    private static let shared = Result { try TransferEngine() }
+
+    static func engine() throws -> TransferEngine { try shared.get() }
+
+    private struct Inbox {
+        var started: [HTTPLoadTask] = []
+        var cancelled: [HTTPLoadTask] = []
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    /// Transfers added to the multi handle, by task identity. Engine thread only.
+    private var active: [ObjectIdentifier: HTTPLoadTask] = [:]
+    let maxHostConnections: Int
+
+    private init() throws {
+        try CurlGlobal.ensure()
+        guard let multi = curl_multi_init() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_multi_init failed") }
+        self.multi = multi
+        maxHostConnections = Self.configuredMaxHostConnections()
+        // Transfers beyond the limit wait inside libcurl for a free connection; HTTP/2 multiplexes many
+        // transfers over one connection, so the limit counts connections, not transfers.
+        _ = ip_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        _ = ip_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        // Idle connections kept for reuse. libcurl's default (4 × the transfers in flight) shrinks to 4 as a
+        // burst drains, so a burst's connections would be closed just before the next burst could reuse them.
+        _ = ip_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(4 * maxHostConnections, 24))
+        try startThread()
+    }
+
+    /// IMAGEPIPE_HTTP_MAX_CONNECTIONS: connections per host (1...1000); read once, when the engine starts.
+    /// (The ABI's load request has no field for it, and it is a property of the shared engine, not of one load.)
+    private static func configuredMaxHostConnections() -> Int {
+        guard let raw = getenv("IMAGEPIPE_HTTP_MAX_CONNECTIONS") else { return defaultMaxHostConnections }
+        let text = String(cString: raw)
+        guard let value = Int(text), (1...1000).contains(value) else {
+            Host.log(IP_LOG_WARNING, "org.imagepipe.http",
+                     "IMAGEPIPE_HTTP_MAX_CONNECTIONS='\(text)' is not a number from 1 to 1000; using \(defaultMaxHostConnections)")
+            return defaultMaxHostConnections
+        }
+        return value
+    }
+
+    /// Queues a configured task; the engine thread adds it to the multi handle.
+    func submit(_ task: HTTPLoadTask) {
+        inbox.withLock { $0.started.append(task) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Queues a cancellation; the engine thread stops the transfer and completes it with CANCELLED.
+    func cancel(_ task: HTTPLoadTask) {
+        inbox.withLock { $0.cancelled.append(task) }
+        curl_multi_wakeup(multi)
+    }
+
+    private func startThread() throws {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            let engine = Unmanaged<TransferEngine>.fromOpaque(context!).takeRetainedValue()
+            engine.run()
+        }, context)
+        guard status == 0 else {
+            Unmanaged<TransferEngine>.fromOpaque(context).release()
+            throw PluginFailure.internalError("cannot start the HTTP transfer thread: error \(status)")
+        }
+        pthread_detach(thread)
+    }
+
+    /// The loop: take new work, let libcurl move every transfer forward, finish the ones that are done, sleep
+    /// until a socket is ready, a libcurl timer fires, or another thread wakes us.
+    private func run() -> Never {
+        while true {
+            let work = inbox.withLock { inbox in
+                defer { inbox = Inbox() }
+                return inbox
+            }
+            for task in work.started { add(task) }
+            for task in work.cancelled { stop(task) }
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi, &running)
+            finishDone()
+            // With transfers in flight libcurl shortens the wait to its own next timer; idle, sleep long.
+            _ = curl_multi_poll(multi, nil, 0, active.isEmpty ? 60_000 : 1_000, nil)
+        }
+    }
+
+    private func add(_ task: HTTPLoadTask) {
+        if task.isCancelRequested {
+            task.finish(PluginFailure.cancelled)
+            return
+        }
+        let added = curl_multi_add_handle(multi, task.easy)
+        guard added == CURLM_OK else {
+            task.finish(PluginFailure.internalError(
+                "cannot start the transfer: " + String(cString: curl_multi_strerror(added))))
+            return
+        }
+        active[ObjectIdentifier(task)] = task
+    }
+
+    /// A cancel for a task that already finished (or was never added) is ignored: it completed already.
+    private func stop(_ task: HTTPLoadTask) {
+        guard active.removeValue(forKey: ObjectIdentifier(task)) != nil else { return }
+        curl_multi_remove_handle(multi, task.easy)
+        task.finish(PluginFailure.cancelled)
+    }
+
+    /// Completes every transfer libcurl reports as done. The message is read before the handle is removed:
+    /// removing it frees the message.
+    private func finishDone() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let result = ip_curl_msg_result(message)
+            var context: UnsafeMutableRawPointer?
+            _ = ip_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+            curl_multi_remove_handle(multi, easy)
+            guard let context else { continue }
+            let task = Unmanaged<HTTPLoadTask>.fromOpaque(context).takeUnretainedValue()
+            guard active.removeValue(forKey: ObjectIdentifier(task)) != nil else { continue }
+            task.finish(result: result)
+        }
+    }
+}
