@@ -78,10 +78,6 @@ public final class FrameReader {
     /// The next composited frame (resized and tinted like a still decode), or nil after the last.
     public func next() throws -> Image? {
         guard !finished, let next = try coder.vtable().frames_next else { return nil }
-        if options.limits.maxFrames > 0, delivered >= options.limits.maxFrames {
-            throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .limitExceeded,
-                                               message: "the animation has more than \(options.limits.maxFrames) frames")
-        }
         var frame = ip_image()
         frame.struct_size = UInt32(MemoryLayout<ip_image>.size)
         var message = MessageBuffer()
@@ -89,6 +85,12 @@ public final class FrameReader {
         defer { context.finish() }
         switch status {
         case .ok:
+            // Only a frame beyond the limit is an error: an animation of exactly maxFrames frames ends normally.
+            if options.limits.maxFrames > 0, delivered >= options.limits.maxFrames {
+                finished = true
+                throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .limitExceeded,
+                                                   message: "the animation has more than \(options.limits.maxFrames) frames")
+            }
             delivered += 1
             if options.firstFrameOnly { finished = true }
             let raw = try coder.adopt(frame, context: context)

@@ -43,7 +43,12 @@ enum RenderCommand: Command {
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame.
             let frames = try await manager.frames(for: source, options: options)
-            bytes = try host.coders.encode(frames: frames, format: format, options: encodeOptions)
+            var animated = encodeOptions
+            if frames.count > 1 {
+                // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
+                animated.loopCount = try await manager.info(for: source, options: options).loopCount ?? 1
+            }
+            bytes = try host.coders.encode(frames: frames, format: format, options: animated)
         } else {
             let image = try await manager.image(for: source, options: options)
             bytes = try host.coders.encode(image, format: format, options: encodeOptions)
