@@ -6,7 +6,7 @@ import Synchronization
 /// Each caller waits on its own continuation, so a caller that cancels returns at once with `PipelineError.cancelled`
 /// while the others keep waiting. Callers may observe progress; the operation reports it to whoever is waiting now.
 final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    typealias Progress = @Sendable (Int, Int?) -> Void
+    typealias Progress = @Sendable (FetchEvent) -> Void
 
     private struct Waiter {
         let continuation: CheckedContinuation<Value, Error>
@@ -46,11 +46,11 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 }
                 guard let operationID = startID else { return }
                 let task = Task {
-                    let report: Progress = { [weak self] received, expected in
+                    let report: Progress = { [weak self] event in
                         let observers = self?.operations.withLock { ops in
                             ops[key].flatMap { $0.id == operationID ? $0.waiters.values.compactMap(\.progress) : nil }
                         } ?? []
-                        for observer in observers { observer(received, expected) }
+                        for observer in observers { observer(event) }
                     }
                     let result: Result<Value, Error>
                     do { result = .success(try await start(report)) } catch { result = .failure(error) }

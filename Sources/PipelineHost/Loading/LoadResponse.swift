@@ -15,11 +15,15 @@ public struct LoadHooks: Sendable {
     public var validateResponse: @Sendable (LoadResponse) throws -> Void
     /// Bytes received so far and the expected total.
     public var progress: (@Sendable (Int, Int?) -> Void)?
+    /// Every byte received so far, offered at geometrically growing sizes (each at least 1.5x the last, so the
+    /// copies add up to a few times the body) for incremental decoding.
+    public var snapshot: (@Sendable ([UInt8]) -> Void)?
 
     public init(validateResponse: @escaping @Sendable (LoadResponse) throws -> Void = LoadHooks.acceptSuccess,
-                progress: (@Sendable (Int, Int?) -> Void)? = nil) {
+                progress: (@Sendable (Int, Int?) -> Void)? = nil, snapshot: (@Sendable ([UInt8]) -> Void)? = nil) {
         self.validateResponse = validateResponse
         self.progress = progress
+        self.snapshot = snapshot
     }
 
     /// The default: 2xx (or a loader without statuses) passes; 404 and 410 are permanent "not found"; other
@@ -35,4 +39,11 @@ public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
     public let statusCode: Int
     public var description: String { "HTTP status \(statusCode)" }
     var pluginStatus: PluginStatus { statusCode == 404 || statusCode == 410 ? .notFound : .io }
+}
+
+/// What a shared fetch reports to its waiters.
+enum FetchEvent: Sendable {
+    case progress(received: Int, expected: Int?)
+    /// All bytes so far (see `LoadHooks.snapshot`).
+    case snapshot([UInt8])
 }

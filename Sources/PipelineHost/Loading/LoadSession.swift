@@ -14,6 +14,7 @@ final class LoadSession: Sendable {
         var finished = false
         var rejection: (PluginStatus, String)?
         var response: LoadResponse?
+        var nextSnapshot = 16 << 10
 
         /// The final outcome, moving the bytes out.
         mutating func result(url: String, loader: String) -> Result<[UInt8], Error> {
@@ -99,16 +100,23 @@ final class LoadSession: Sendable {
     }
 
     private func receive(_ chunk: UnsafeBufferPointer<UInt8>) -> Int32 {
-        let progress: (Int, Int?)? = state.withLock { s in
+        let wantsSnapshots = hooks.snapshot != nil
+        let progress: (Int, Int?, [UInt8]?)? = state.withLock { s in
             if let maxBytes, s.bytes.count + chunk.count > maxBytes {
                 s.rejection = (.limitExceeded, "the body exceeds the limit of \(maxBytes) bytes")
                 return nil
             }
             s.bytes.append(contentsOf: chunk)
-            return (s.bytes.count, s.expected >= 0 ? Int(s.expected) : nil)
+            var snapshot: [UInt8]?
+            if wantsSnapshots, s.bytes.count >= s.nextSnapshot, s.expected < 0 || s.bytes.count < Int(s.expected) {
+                snapshot = s.bytes
+                s.nextSnapshot = s.bytes.count * 3 / 2
+            }
+            return (s.bytes.count, s.expected >= 0 ? Int(s.expected) : nil, snapshot)
         }
         guard let progress else { return 1 }
         hooks.progress?(progress.0, progress.1)
+        if let snapshot = progress.2 { hooks.snapshot?(snapshot) }
         return 0
     }
 

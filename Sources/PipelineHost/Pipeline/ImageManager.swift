@@ -34,16 +34,25 @@ public final class ImageManager: Sendable {
     }
 
     /// The request's progress and its final image as an asynchronous sequence; ending the iteration cancels it.
+    /// Previews come from the coder's incremental slots when it has them; they are never cached.
     public func events(for request: ImageRequest) -> AsyncThrowingStream<ImageEvent, Error> {
         AsyncThrowingStream { continuation in
+            var options = request.options
+            if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
+            let previews = PreviewRenderer(coders: host.coders, options: options) { continuation.yield(.preview($0)) }
             let task = Task {
                 do {
-                    let image = try await self.image(for: request) { received, expected in
-                        continuation.yield(.progress(received: received, expected: expected))
+                    let image = try await self.image(for: request) { event in
+                        switch event {
+                        case .progress(let received, let expected): continuation.yield(.progress(received: received, expected: expected))
+                        case .snapshot(let bytes): previews.offer(bytes)
+                        }
                     }
+                    previews.stop()
                     continuation.yield(.image(image))
                     continuation.finish()
                 } catch {
+                    previews.stop()
                     continuation.finish(throwing: error)
                 }
             }
@@ -51,7 +60,7 @@ public final class ImageManager: Sendable {
         }
     }
 
-    func image(for request: ImageRequest, progress: (@Sendable (Int, Int?) -> Void)?) async throws -> Image {
+    func image(for request: ImageRequest, progress: (@Sendable (FetchEvent) -> Void)?) async throws -> Image {
         let key = ImageCacheKey(request, filter: configuration.keyFilter)
         if request.fetchPolicy.readsCache, let hit = configuration.memoryCache?.image(for: key.imageKey) { return hit }
         return try await decodes.value(for: key.imageKey + "|" + request.fetchPolicy.rawValue, progress: progress) { report in
@@ -59,7 +68,7 @@ public final class ImageManager: Sendable {
         }
     }
 
-    private func produce(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (Int, Int?) -> Void) async throws -> Image {
+    private func produce(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void) async throws -> Image {
         let usesDataCache = dataCacheApplies(to: request.url)
         if request.fetchPolicy.readsCache, usesDataCache, !key.isPlainDecode,
            let blob = try? await configuration.dataCache?.data(for: key.imageKey), let image = ImageBlob.decode(blob) {
@@ -95,13 +104,13 @@ public final class ImageManager: Sendable {
 
     /// The original bytes of a request's URL, from the data cache or one shared fetch.
     public func data(for request: ImageRequest) async throws -> [UInt8] {
-        try await originalData(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _, _ in })
+        try await originalData(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _ in })
     }
 
-    private func originalData(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (Int, Int?) -> Void) async throws -> [UInt8] {
+    private func originalData(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void) async throws -> [UInt8] {
         let usesDataCache = dataCacheApplies(to: request.url)
         if request.fetchPolicy.readsCache, usesDataCache, let cached = try? await configuration.dataCache?.data(for: key.dataKey) {
-            report(cached.count, cached.count)
+            report(.progress(received: cached.count, expected: cached.count))
             return cached
         }
         guard request.fetchPolicy.mayLoad else { throw PipelineError.notInCache(url: request.url) }
@@ -115,7 +124,10 @@ public final class ImageManager: Sendable {
         let options = loadOptions
         do {
             let bytes = try await fetches.value(for: key.dataKey, progress: report) { fetchReport in
-                try await loaders.load(url: url, options: options, hooks: LoadHooks(validateResponse: validate, progress: fetchReport))
+                try await loaders.load(url: url, options: options, hooks: LoadHooks(
+                    validateResponse: validate,
+                    progress: { fetchReport(.progress(received: $0, expected: $1)) },
+                    snapshot: { fetchReport(.snapshot($0)) }))
             }
             failed.remove(key.dataKey)
             if request.fetchPolicy.writesCache, usesDataCache { try? await configuration.dataCache?.store(bytes, for: key.dataKey) }
