@@ -68,7 +68,8 @@ public enum PluginSandbox {
 
     /// A host whose search path holds only copies of `names`; fails if any of them did not load.
     public static func host(loading names: [String]) throws -> PluginHost {
-        let host = PluginHost(searchPath: PluginSearchPath(directories: [try directory(with: names)]))
+        // No registry cache: every sandbox is a fresh folder, and caching it would only litter the user's cache.
+        let host = PluginHost(searchPath: PluginSearchPath(directories: [try directory(with: names)]), cachePath: nil)
         for record in host.registry.records where !record.isLoaded {
             throw TestSupportError("\(record.path) did not load: \(record.state)")
         }

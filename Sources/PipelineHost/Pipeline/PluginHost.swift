@@ -12,8 +12,8 @@ public final class PluginHost: Sendable {
         caches = CachesManager(pluginCaches: registry.caches)
     }
 
-    /// Scans a search path and builds the managers.
-    public convenience init(searchPath: PluginSearchPath) {
-        self.init(registry: PluginRegistry.scan(searchPath))
+    /// Scans a search path and builds the managers; `cachePath` is the registry cache directory (nil: none).
+    public convenience init(searchPath: PluginSearchPath, cachePath: String? = PluginRegistry.defaultCachePath) {
+        self.init(registry: PluginRegistry.scan(searchPath, cachePath: cachePath))
     }
 }

@@ -28,7 +28,7 @@ public final class PluginRegistry: Sendable {
     /// A file whose inspection is in the registry cache (same path, size, mtime, inode) is not opened: its
     /// components open their plugin on first use. Permission checks run every time.
     public static func scan(_ searchPath: PluginSearchPath, cachePath: String? = defaultCachePath) -> PluginRegistry {
-        let cache = RegistryCache(path: cachePath)
+        let cache = RegistryCache(directory: cachePath)
         var records: [PluginRecord] = []
         var coders: [PluginCoder] = []
         var loaders: [PluginLoader] = []
@@ -37,6 +37,7 @@ public final class PluginRegistry: Sendable {
         var componentOwners: [String: String] = [:]
 
         for entry in searchPath.entries {
+            cache.scanned(folder: entry.directory)
             for path in pluginFiles(in: entry.directory) {
                 if let reason = PluginFileCheck.refusal(path: path) {
                     records.append(.refused(path, reason))
@@ -92,7 +93,7 @@ public final class PluginRegistry: Sendable {
     }
 
     /// Where the registry cache lives by default (nil when IMAGEPIPE_REGISTRY_CACHE=off or there is no home).
-    public static var defaultCachePath: String? { RegistryCache.defaultPath() }
+    public static var defaultCachePath: String? { RegistryCache.defaultDirectory() }
 
     /// A record builder for one file's inspection.
     private static func record(_ path: String, _ i: FileInspection)

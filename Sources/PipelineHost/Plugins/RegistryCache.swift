@@ -36,17 +36,20 @@ struct FileKey: Codable, Equatable {
     }
 }
 
-/// A file of inspections keyed by plugin path and FileKey, so that listing and routing need no dlopen and a
-/// request opens only the plugins it uses (GStreamer's registry, gdk-pixbuf's loaders.cache).
+/// Inspections keyed by plugin path and FileKey, so that listing and routing need no dlopen and a request opens
+/// only the plugins it uses (GStreamer's registry, gdk-pixbuf's loaders.cache).
 ///
-/// Location: IMAGEPIPE_REGISTRY_CACHE (a file path, or "off"), else `$XDG_CACHE_HOME/imagepipe/registry.json`,
-/// else `~/.cache/imagepipe/registry.json`. Written atomically (temporary file + rename); several processes may
-/// race, and the loser's entries are simply inspected again next time. The host's ABI version is part of the file,
-/// so a new host never trusts an old host's conclusions.
+/// One small JSON file per plugin folder (named by a hash of the folder's path) inside the cache directory:
+/// IMAGEPIPE_REGISTRY_CACHE (a directory, or "off"), else `$XDG_CACHE_HOME/imagepipe/registry`, else
+/// `~/.cache/imagepipe/registry`. A scan reads only the files of its own folders, and rewrites a folder's file
+/// (atomically: temporary file + rename) with exactly the plugins it saw there, so entries of removed plugins go.
+/// Several processes may race; the loser's entries are simply inspected again next time. The host's ABI version is
+/// part of each file, so a new host never trusts an old host's conclusions.
 final class RegistryCache {
     private struct Contents: Codable {
-        var format = 1
+        var format = 2
         var hostABI = HostVersion.abi
+        var folder = ""
         var entries: [String: Entry] = [:]
     }
 
@@ -55,52 +58,75 @@ final class RegistryCache {
         let inspection: FileInspection
     }
 
-    let path: String?
-    private var contents = Contents()
-    private var changed = false
-    private var seen = Set<String>()
+    let directory: String?
+    private var folders: [String: Contents] = [:]
+    private var changed = Set<String>()
+    private var seen: [String: Set<String>] = [:]
 
-    init(path: String?) {
-        self.path = path
-        guard let path, let data = FileManager.default.contents(atPath: path),
-              let decoded = try? JSONDecoder().decode(Contents.self, from: data),
-              decoded.format == 1, decoded.hostABI == HostVersion.abi else { return }
-        contents = decoded
-    }
+    init(directory: String?) { self.directory = directory }
 
     /// The default location, or nil when caching is off or there is no home.
-    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let explicit = environment["IMAGEPIPE_REGISTRY_CACHE"] { return explicit == "off" || explicit.isEmpty ? nil : explicit }
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/imagepipe/registry.json" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/imagepipe/registry.json" }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/imagepipe/registry" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/imagepipe/registry" }
         return nil
     }
 
+    private func cacheFile(for folder: String) -> String? {
+        directory.map { $0 + "/" + String(SHA256.hex(folder).prefix(24)) + ".json" }
+    }
+
+    private func contents(of folder: String) -> Contents {
+        if let loaded = folders[folder] { return loaded }
+        var loaded = Contents(folder: folder)
+        if let file = cacheFile(for: folder), let data = FileManager.default.contents(atPath: file),
+           let decoded = try? JSONDecoder().decode(Contents.self, from: data),
+           decoded.format == loaded.format, decoded.hostABI == HostVersion.abi, decoded.folder == folder {
+            loaded = decoded
+        }
+        folders[folder] = loaded
+        return loaded
+    }
+
     func lookup(_ file: String, key: FileKey) -> FileInspection? {
-        seen.insert(file)
-        guard let entry = contents.entries[file], entry.key == key else { return nil }
+        guard directory != nil else { return nil }
+        let folder = PluginSearchPath.parent(of: file)
+        seen[folder, default: []].insert(file)
+        guard let entry = contents(of: folder).entries[file], entry.key == key else { return nil }
         return entry.inspection
     }
 
     func store(_ file: String, key: FileKey, inspection: FileInspection) {
-        seen.insert(file)
-        contents.entries[file] = Entry(key: key, inspection: inspection)
-        changed = true
+        guard directory != nil else { return }
+        let folder = PluginSearchPath.parent(of: file)
+        seen[folder, default: []].insert(file)
+        var current = contents(of: folder)
+        current.entries[file] = Entry(key: key, inspection: inspection)
+        folders[folder] = current
+        changed.insert(folder)
     }
 
-    /// Writes the cache if anything changed, dropping entries of files that are gone.
+    /// Marks a folder as scanned even when it holds no plugin file, so stale entries are dropped.
+    func scanned(folder: String) {
+        guard directory != nil else { return }
+        _ = contents(of: folder)
+        seen[folder, default: []].formUnion([])
+    }
+
+    /// Writes each folder file that changed, keeping only the plugins this scan saw in that folder.
     func save() {
-        guard let path else { return }
-        for file in contents.entries.keys where !seen.contains(file) && access(file, F_OK) != 0 {
-            contents.entries[file] = nil
-            changed = true
+        guard let directory else { return }
+        for (folder, var current) in folders {
+            let present = seen[folder] ?? []
+            let stale = current.entries.keys.filter { !present.contains($0) }
+            if stale.isEmpty && !changed.contains(folder) { continue }
+            for file in stale { current.entries[file] = nil }
+            guard let file = cacheFile(for: folder), let data = try? JSONEncoder().encode(current) else { continue }
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let temporary = file + ".\(getpid()).tmp"
+            guard FileManager.default.createFile(atPath: temporary, contents: data) else { continue }
+            if rename(temporary, file) != 0 { unlink(temporary) }
         }
-        guard changed else { return }
-        let folder = PluginSearchPath.parent(of: path)
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        guard let data = try? JSONEncoder().encode(contents) else { return }
-        let temporary = path + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
-        if rename(temporary, path) != 0 { unlink(temporary) }
     }
 }
