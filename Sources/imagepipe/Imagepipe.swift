@@ -35,6 +35,10 @@ enum Imagepipe {
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == WorkerServer.subcommand {
+            // Hidden: a sandboxed decode worker started by WorkerPool (see --isolation).
+            WorkerServer.main(arguments: Array(arguments.dropFirst()))
+        }
         guard let first = arguments.first else {
             Output.error(usage)
             exit(2)

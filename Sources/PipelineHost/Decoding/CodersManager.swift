@@ -1,10 +1,16 @@
+import Synchronization
+
 /// Chooses a coder for each request and finishes what the coder leaves to the host.
 ///
 /// Finishing: a coder that does not render at size (`.scales`) decodes at full size and the host resamples to
 /// the requested box; a coder that does not tint (`.tints`) gets the host's template tint afterwards. So every
 /// caller sees the same result whichever coder ran.
+///
+/// Isolation (CodersManager+Isolation.swift): with a `workerPool`, probes and decodes of some coders run in
+/// sandboxed worker processes, per `defaultIsolation` or per call.
 public final class CodersManager: ImageDecoding, ImageEncoding {
     public let coders: [PluginCoder]
+    let isolationSettings = Mutex(IsolationSettings())
 
     public init(coders: [PluginCoder]) { self.coders = coders }
 
@@ -25,8 +31,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     public func canEncode(format: String) -> Bool { encoder(for: format) != nil }
 
     public func probe(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
-        let coder = try chooseCoder(for: data, options: options)
-        return try data.withUnsafeBytes { try coder.probe($0, options: options) }
+        try probe(data: data, options: options, policy: nil, timeout: nil)
     }
 
     public func decode(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> Image {
@@ -35,7 +40,11 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
 
     /// Decodes with a cancellation context the caller can fire from another thread.
     func decode(data: [UInt8], options: DecodeOptions, cancellation: CallContext?) throws -> Image {
-        let coder = try chooseCoder(for: data, options: options)
+        try decode(data: data, options: options, isolation: nil, timeout: nil, cancellation: cancellation)
+    }
+
+    /// Decodes with `coder` in this process, whatever the isolation policy.
+    func decodeInProcess(data: [UInt8], coder: PluginCoder, options: DecodeOptions, cancellation: CallContext?) throws -> Image {
         let context = cancellation ?? CallContext(limits: options.limits)
         let raw = try data.withUnsafeBytes { try coder.decodeRaw($0, options: options, context: context) }
         return try finish(raw, coder: coder, options: options)
@@ -57,7 +66,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         try FrameReader(coder: try chooseCoder(for: data, options: options), manager: self, data: data, options: options)
     }
 
-    private func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
+    func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
         if options.limits.maxInputBytes > 0, data.count > options.limits.maxInputBytes {
             throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,
                                                message: "input of \(data.count) bytes exceeds the limit of \(options.limits.maxInputBytes)")

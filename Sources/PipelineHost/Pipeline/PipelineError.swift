@@ -1,6 +1,6 @@
 /// Every failure the pipeline reports, with its cause and a stable numeric code.
 ///
-/// Code ranges by domain: 1xxx loading, 2xxx decoding/encoding, 3xxx plugin/ABI, 4xxx cache, 5xxx usage.
+/// Code ranges by domain: 1xxx loading, 2xxx decoding/encoding, 3xxx plugin/ABI, 4xxx cache, 5xxx usage, 6xxx isolation.
 /// Within a domain, a plugin status maps onto `base + status` so the C status survives into logs and exit codes.
 public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A loader failed (file missing, HTTP error, limit).
@@ -22,6 +22,12 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     case invalidArgument(String)
     case outOfMemory(bytes: Int)
     case cancelled
+    /// An isolated coder's worker process died of `signal` (0: it exited on its own); the worker was replaced.
+    case decoderCrashed(coder: String, signal: Int32)
+    /// An isolated decode was still running after `after` seconds; its worker was killed and replaced.
+    case timedOut(after: Double)
+    /// An isolated decode needed more than its worker's memory cap of `limit` bytes; the worker was replaced.
+    case memoryLimitExceeded(limit: Int)
 
     /// The plugin status behind the error, where there is one.
     public var status: PluginStatus? {
@@ -35,6 +41,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .pluginMisbehaved: .internalError
         case .invalidArgument: nil
         case .notInCache: .notFound
+        case .decoderCrashed: .internalError
+        case .timedOut: .limitExceeded
+        case .memoryLimitExceeded: .noMemory
         }
     }
 
@@ -53,6 +62,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .invalidArgument: 5000
         case .outOfMemory: 5001
         case .cancelled: 5002
+        case .decoderCrashed: 6001
+        case .timedOut: 6002
+        case .memoryLimitExceeded: 6003
         }
     }
 
@@ -74,6 +86,11 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .invalidArgument(let message): message
         case .outOfMemory(let bytes): "cannot allocate \(bytes) bytes"
         case .cancelled: "cancelled"
+        case .decoderCrashed(let coder, let signal):
+            signal == 0 ? "the decoder \(coder) exited unexpectedly in its isolated worker"
+                : "the decoder \(coder) crashed (\(LinuxSystem.signalName(signal))) in its isolated worker"
+        case .timedOut(let seconds): "decoding timed out after \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s; the isolated worker was stopped"
+        case .memoryLimitExceeded(let limit): "decoding exceeded the isolated worker's memory limit of \(limit >> 20) MiB"
         }
     }
 }

@@ -14,14 +14,19 @@ enum InfoCommand: Command {
 
         \(HostSetup.cacheHelpText)
 
+        \(IsolationSetup.helpText)
+
         \(HostSetup.helpText)
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued),
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
+                                     .union(IsolationSetup.valued),
                                  flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["json"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
-        let manager = try HostSetup.manager(args, host: HostSetup.host(args))
+        let host = HostSetup.host(args)
+        try IsolationSetup.configure(args, host: host)
+        let manager = try HostSetup.manager(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
         let info = try await manager.info(for: source, options: try DecodeArguments.options(args))
         if args.flag("json") { try Output.json(info); return }

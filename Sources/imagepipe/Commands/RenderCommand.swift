@@ -17,12 +17,15 @@ enum RenderCommand: Command {
 
         \(HostSetup.cacheHelpText)
 
+        \(IsolationSetup.helpText)
+
         \(HostSetup.helpText)
         """
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
-                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(["o", "output", "quality"]),
+                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
+                                     .union(["o", "output", "quality"]),
                                  flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["lossless"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
@@ -31,6 +34,7 @@ enum RenderCommand: Command {
         }
         let format = output[output.index(after: dot)...].lowercased()
         let host = HostSetup.host(args)
+        try IsolationSetup.configure(args, host: host)
         guard host.coders.canEncode(format: format) else {
             let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
             throw CLIError("no coder can encode '\(format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")

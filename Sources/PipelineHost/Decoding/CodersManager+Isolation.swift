@@ -1,0 +1,70 @@
+/// The isolation policy of the coders manager: which decodes and probes go to its worker pool.
+///
+/// Coder selection (magic bytes, and a coder's sniff where a pattern asks for it) stays in the host; the chosen
+/// coder's probe or decode, and the finishing (resample, tint), run in a worker. A worker runs the very same
+/// finishing code, so the pixels are identical either way.
+extension CodersManager {
+    /// The pool isolated requests go to; nil (the default) = every request runs in process.
+    public var workerPool: WorkerPool? {
+        get { isolationSettings.withLock { $0.pool } }
+        set { isolationSettings.withLock { $0.pool = newValue } }
+    }
+
+    /// The policy for requests that do not name one (`decode(data:options:)`, the image manager). Default `.automatic`.
+    public var defaultIsolation: Isolation {
+        get { isolationSettings.withLock { $0.isolation } }
+        set { isolationSettings.withLock { $0.isolation = newValue } }
+    }
+
+    /// Decodes under an explicit isolation policy; `timeout` (seconds) bounds an isolated decode (default: the pool's).
+    public func decode(data: [UInt8], options: DecodeOptions = DecodeOptions(), isolation: Isolation, timeout: Double? = nil) throws -> Image {
+        try decode(data: data, options: options, isolation: isolation, timeout: timeout, cancellation: nil)
+    }
+
+    /// Probes under an explicit isolation policy.
+    public func probe(data: [UInt8], options: DecodeOptions = DecodeOptions(), isolation: Isolation, timeout: Double? = nil) throws -> ImageInfo {
+        try probe(data: data, options: options, policy: isolation, timeout: timeout)
+    }
+
+    func decode(data: [UInt8], options: DecodeOptions, isolation: Isolation?, timeout: Double?, cancellation: CallContext?) throws -> Image {
+        let coder = try chooseCoder(for: data, options: options)
+        guard let pool = try pool(for: coder, isolation: isolation) else {
+            return try decodeInProcess(data: data, coder: coder, options: options, cancellation: cancellation)
+        }
+        return try data.withUnsafeBytes {
+            try pool.decode($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: cancellation)
+        }
+    }
+
+    func probe(data: [UInt8], options: DecodeOptions, policy: Isolation?, timeout: Double?) throws -> ImageInfo {
+        let coder = try chooseCoder(for: data, options: options)
+        guard let pool = try pool(for: coder, isolation: policy) else {
+            return try data.withUnsafeBytes { try coder.probe($0, options: options) }
+        }
+        return try data.withUnsafeBytes {
+            try pool.probe($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: nil)
+        }
+    }
+
+    /// The pool a request for `coder` goes to under `isolation` (nil = the manager's default), or nil for in process.
+    func pool(for coder: PluginCoder, isolation: Isolation?) throws -> WorkerPool? {
+        let (pool, fallback) = isolationSettings.withLock { ($0.pool, $0.isolation) }
+        switch isolation ?? fallback {
+        case .inProcess:
+            return nil
+        case .automatic:
+            return coder.descriptor.capabilities.contains(.recommendsIsolation) ? pool : nil
+        case .isolated:
+            guard let pool else {
+                throw PipelineError.invalidArgument("isolated decoding needs a worker pool (CodersManager.workerPool)")
+            }
+            return pool
+        }
+    }
+}
+
+/// The manager's mutable isolation state (set after the host is built, read per request).
+struct IsolationSettings {
+    var pool: WorkerPool?
+    var isolation: Isolation = .automatic
+}

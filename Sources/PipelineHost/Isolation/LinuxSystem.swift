@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Linux calls isolation needs that Swift's Glibc module does not import (they sit behind _GNU_SOURCE, or are
+/// variadic), resolved once with dlsym, plus the few constants of <linux/memfd.h>, <linux/prctl.h> and <fcntl.h>.
+///
+/// Kept in one file so that the rest of the isolation code reads as plain POSIX. `prctl` is variadic in C; glibc's
+/// implementation reads its four optional arguments as unsigned longs (it never looks at %al), so calling it through
+/// a fixed five-argument prototype is exact on x86-64 and AArch64 Linux.
+enum LinuxSystem {
+    static let MFD_CLOEXEC: UInt32 = 0x0001
+    static let MFD_ALLOW_SEALING: UInt32 = 0x0002
+    static let F_ADD_SEALS: Int32 = 1033
+    static let F_GET_SEALS: Int32 = 1034
+    static let F_SEAL_SEAL: Int32 = 0x0001
+    static let F_SEAL_SHRINK: Int32 = 0x0002
+    static let F_SEAL_GROW: Int32 = 0x0004
+    static let F_SEAL_WRITE: Int32 = 0x0008
+    static let PR_SET_PDEATHSIG: Int32 = 1
+    static let PR_SET_DUMPABLE: Int32 = 4
+    static let PR_SET_SECCOMP: Int32 = 22
+    static let PR_SET_NO_NEW_PRIVS: Int32 = 38
+    static let SECCOMP_MODE_FILTER: UInt = 2
+
+    private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+    private typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
+        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
+        return unsafeBitCast(pointer, to: type)
+    }
+
+    private static let memfdCreateFunction = symbol("memfd_create", as: MemfdCreate.self)
+    private static let prctlFunction = symbol("prctl", as: Prctl.self)
+    private static let addCloseFromFunction = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
+
+    /// An anonymous shared-memory file (memfd_create), close-on-exec; -1 with errno on failure.
+    static func memfdCreate(_ name: String, sealable: Bool) -> Int32 {
+        guard let function = memfdCreateFunction else { errno = ENOSYS; return -1 }
+        return name.withCString { function($0, MFD_CLOEXEC | (sealable ? MFD_ALLOW_SEALING : 0)) }
+    }
+
+    @discardableResult
+    static func prctl(_ option: Int32, _ a: UInt = 0, _ b: UInt = 0, _ c: UInt = 0, _ d: UInt = 0) -> Int32 {
+        guard let function = prctlFunction else { errno = ENOSYS; return -1 }
+        return function(option, a, b, c, d)
+    }
+
+    /// Asks posix_spawn to close every descriptor from `lowest` up in the child (glibc 2.34+); false when unavailable.
+    static func addCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Bool {
+        guard let function = addCloseFromFunction else { return false }
+        return function(actions, lowest) == 0
+    }
+
+    /// The text of an errno value.
+    static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The conventional name of a signal number (SIGSEGV ...), or "signal N".
+    static func signalName(_ signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE",
+            SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS", SIGKILL: "SIGKILL", SIGXCPU: "SIGXCPU", SIGTERM: "SIGTERM",
+            SIGPIPE: "SIGPIPE", SIGXFSZ: "SIGXFSZ",
+        ]
+        return names[signal] ?? "signal \(signal)"
+    }
+
+    /// Monotonic seconds, for deadlines.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Number of online processors (at least 1).
+    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Closes a descriptor, ignoring EINTR (Linux releases the descriptor even then).
+    static func closeDescriptor(_ fd: Int32) {
+        if fd >= 0 { _ = Glibc.close(fd) }
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Input bytes and output pixels cross between host and worker in memfd shared memory, never through the socket:
+/// only the descriptor travels (SCM_RIGHTS), so a 12-megapixel result costs one mapping, not a 48 MB copy.
+///
+/// Outputs are sealed by the worker (no shrink, no grow, no write, no further seals) before they are sent, and the
+/// host refuses an unsealed descriptor: a compromised worker can then neither scribble on pixels the host already
+/// handed out nor truncate the file under the host's mapping (which would SIGBUS the host).
+enum SharedMemory {
+    /// The seals a worker's output must carry.
+    static let outputSeals = LinuxSystem.F_SEAL_SHRINK | LinuxSystem.F_SEAL_GROW | LinuxSystem.F_SEAL_WRITE | LinuxSystem.F_SEAL_SEAL
+
+    /// Names visible in /proc/<pid>/fd and /proc/<pid>/maps ("/memfd:imagepipe-in (deleted)"), so leaks are findable.
+    static let inputName = "imagepipe-in"
+    static let outputName = "imagepipe-out"
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ what: String, _ code: Int32 = errno) { description = "\(what): \(LinuxSystem.describe(code))" }
+    }
+
+    /// A new memfd of `size` bytes holding a copy of `bytes` (the host's input to a worker).
+    static func makeInput(_ bytes: UnsafeRawBufferPointer) throws -> Int32 {
+        let fd = LinuxSystem.memfdCreate(inputName, sealable: false)
+        guard fd >= 0 else { throw Failure("memfd_create") }
+        var written = 0
+        while written < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(written))
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                let code = errno
+                LinuxSystem.closeDescriptor(fd)
+                throw Failure("writing \(bytes.count) input bytes to shared memory", code)
+            }
+            written += n
+        }
+        return fd
+    }
+
+    /// A read-only view of a descriptor's first `size` bytes (the worker's view of its input), unmapped on release.
+    static func mapInput(_ fd: Int32, size: Int) throws -> MappedRegion {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure("fstat of the input") }
+        guard Int(info.st_size) >= size else { throw Failure("the input holds \(info.st_size) bytes, not \(size)", EINVAL) }
+        if size == 0 { return MappedRegion(pointer: nil, length: 0) }
+        guard let pointer = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), pointer != MAP_FAILED else { throw Failure("mmap of the input") }
+        return MappedRegion(pointer: pointer, length: size)
+    }
+
+    /// Writes `rows` (height rows of rowBytes each, stride apart) tightly packed into a new sealed memfd.
+    /// Returns the descriptor; the caller sends and closes it.
+    static func makeOutput(rows: UnsafePointer<UInt8>, stride: Int, rowBytes: Int, height: Int) throws -> Int32 {
+        let size = rowBytes * height
+        let fd = LinuxSystem.memfdCreate(outputName, sealable: true)
+        guard fd >= 0 else { throw Failure("memfd_create") }
+        var ok = false
+        defer { if !ok { LinuxSystem.closeDescriptor(fd) } }
+        guard ftruncate(fd, off_t(size)) == 0 else { throw Failure("sizing the output to \(size) bytes") }
+        guard let target = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), target != MAP_FAILED else {
+            throw Failure("mmap of the output")
+        }
+        if stride == rowBytes {
+            target.copyMemory(from: rows, byteCount: size)
+        } else {
+            for y in 0..<height { (target + y * rowBytes).copyMemory(from: rows + y * stride, byteCount: rowBytes) }
+        }
+        munmap(target, size)  // F_SEAL_WRITE is refused while a writable shared mapping exists
+        guard fcntl(fd, LinuxSystem.F_ADD_SEALS, outputSeals) == 0 else { throw Failure("sealing the output") }
+        ok = true
+        return fd
+    }
+
+    /// Maps a worker's sealed output as the storage of an Image (no copy). Closes `fd` in every case.
+    static func adoptOutput(_ fd: Int32, byteCount: Int) throws -> PixelStorage {
+        defer { LinuxSystem.closeDescriptor(fd) }
+        let seals = fcntl(fd, LinuxSystem.F_GET_SEALS)
+        guard seals >= 0, seals & outputSeals == outputSeals else {
+            throw Failure("the worker's output is not sealed (seals \(seals))", EPERM)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure("fstat of the output") }
+        guard byteCount > 0, Int(info.st_size) >= byteCount else {
+            throw Failure("the output holds \(info.st_size) bytes, not \(byteCount)", EINVAL)
+        }
+        // Private and writable: reads share the worker's pages; a write (only ever by the image's creator) copies.
+        guard let pointer = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), pointer != MAP_FAILED else {
+            throw Failure("mmap of the output")
+        }
+        return PixelStorage(mapping: pointer, byteCount: byteCount)
+    }
+}
+
+/// A mapping released with munmap when this value's owner is done (`unmap()`), for the worker's input.
+struct MappedRegion {
+    let pointer: UnsafeMutableRawPointer?
+    let length: Int
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: length) }
+
+    func unmap() {
+        if let pointer, length > 0 { munmap(pointer, length) }
+    }
+}

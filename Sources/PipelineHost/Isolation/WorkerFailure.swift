@@ -1,0 +1,46 @@
+/// A failure inside a worker, carried to the host as JSON and rebuilt there as the `PipelineError` an in-process
+/// decode would have thrown, so callers see the same typed errors whichever way a coder ran.
+enum WorkerFailure: Codable, Equatable {
+    case decodingFailed(coder: String, status: PluginStatus, message: String)
+    case unknownFormat(bytesSeen: Int, hint: String)
+    case pluginMisbehaved(plugin: String, message: String)
+    case invalidArgument(String)
+    case outOfMemory(bytes: Int)
+    case cancelled
+    /// Anything else, as text.
+    case other(String)
+
+    init(_ error: Error) {
+        guard let error = error as? PipelineError else { self = .other("\(error)"); return }
+        switch error {
+        case .decodingFailed(let coder, let status, let message): self = .decodingFailed(coder: coder, status: status, message: message)
+        case .unknownFormat(let seen, let hint): self = .unknownFormat(bytesSeen: seen, hint: hint)
+        case .pluginMisbehaved(let plugin, let message): self = .pluginMisbehaved(plugin: plugin, message: message)
+        case .invalidArgument(let message): self = .invalidArgument(message)
+        case .outOfMemory(let bytes): self = .outOfMemory(bytes: bytes)
+        case .cancelled: self = .cancelled
+        default: self = .other(error.description)
+        }
+    }
+
+    /// True when the coder ran out of memory: under the worker's address-space cap that means the cap was hit.
+    var isOutOfMemory: Bool {
+        switch self {
+        case .outOfMemory: true
+        case .decodingFailed(_, let status, _): status == .noMemory
+        default: false
+        }
+    }
+
+    var error: PipelineError {
+        switch self {
+        case .decodingFailed(let coder, let status, let message): .decodingFailed(coder: coder, status: status, message: message)
+        case .unknownFormat(let seen, let hint): .unknownFormat(bytesSeen: seen, hint: hint)
+        case .pluginMisbehaved(let plugin, let message): .pluginMisbehaved(plugin: plugin, message: message)
+        case .invalidArgument(let message): .invalidArgument(message)
+        case .outOfMemory(let bytes): .outOfMemory(bytes: bytes)
+        case .cancelled: .cancelled
+        case .other(let message): .pluginMisbehaved(plugin: "imagepipe-worker", message: message)
+        }
+    }
+}

@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The host's handle on one worker process: its pid and the host end of its socket. Runs one request at a time
+/// and, when the worker fails, kills and reaps it so that no zombie remains.
+///
+/// `@unchecked Sendable`: a worker is used by one thread at a time — whichever request took it from the pool's
+/// idle list (under the pool's lock) — and goes back to the list before anyone else can take it.
+final class WorkerProcess: @unchecked Sendable {
+    let pid: pid_t
+    private let channel: WorkerChannel
+    private var isReady = false
+    private var reaped = false
+    private var nextRequestID: UInt64 = 1
+    private(set) var requestsServed = 0
+
+    /// Why a worker can no longer be used; it has been killed (if needed) and reaped.
+    enum End: Error {
+        /// Still running at the deadline: killed.
+        case timedOut
+        /// The request was cancelled while the worker ran it: killed.
+        case cancelled
+        /// It exited or died on its own; the raw waitpid status.
+        case died(status: Int32)
+        /// It broke the protocol: killed.
+        case misbehaved(String)
+        /// It never became ready.
+        case failedToStart(String)
+    }
+
+    private init(pid: pid_t, socket: Int32) {
+        self.pid = pid
+        channel = WorkerChannel(fd: socket)
+    }
+
+    deinit {
+        terminate()
+        LinuxSystem.closeDescriptor(channel.fd)
+    }
+
+    /// Starts a worker. It initialises in the background; the first request waits for its `ready`.
+    static func start(_ configuration: WorkerPool.Configuration) throws -> WorkerProcess {
+        var fds: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
+            throw PipelineError.invalidArgument("cannot create a worker socket: \(LinuxSystem.describe(errno))")
+        }
+        defer { LinuxSystem.closeDescriptor(fds[1]) }  // the child has its copy
+        var arguments = configuration.arguments + [
+            "--socket-fd", "3", "--parent", String(getpid()), "--memory-limit", String(configuration.memoryLimit),
+            "--registry-cache", configuration.registryCachePath ?? "off",
+        ]
+        if !configuration.seccomp { arguments.append("--no-seccomp") }
+        for directory in configuration.pluginDirectories { arguments += ["--plugin-dir", directory] }
+        do {
+            let pid = try WorkerSpawner.shared.spawn(WorkerSpawner.Job(
+                executable: configuration.executable, arguments: arguments, socket: fds[1],
+                inheritStandardError: configuration.inheritStandardError))
+            return WorkerProcess(pid: pid, socket: fds[0])
+        } catch {
+            LinuxSystem.closeDescriptor(fds[0])
+            throw PipelineError.invalidArgument("\(error)")
+        }
+    }
+
+    /// Sends one request with its input in a fresh memfd and waits for the reply until `deadline`.
+    /// Throws `End` when the worker is finished (already reaped), or a `PipelineError` when the host itself
+    /// failed (the worker is still usable).
+    func perform(_ kind: WorkerMessage.Kind, job: WorkerJob, input: UnsafeRawBufferPointer, deadline: Double,
+                 startupTimeout: Double, isCancelled: () -> Bool) throws -> WorkerMessage {
+        if !isReady { try awaitReady(timeout: startupTimeout, isCancelled: isCancelled) }
+        let memory: Int32
+        do {
+            memory = try SharedMemory.makeInput(input)
+        } catch {
+            throw PipelineError.outOfMemory(bytes: input.count)
+        }
+        let id = nextRequestID
+        nextRequestID += 1
+        do {
+            defer { LinuxSystem.closeDescriptor(memory) }
+            try channel.send(try WorkerMessage(kind: kind, requestID: id, json: job, descriptor: memory))
+        } catch {
+            throw End.died(status: collectExit())
+        }
+        let reply = try awaitMessage(until: deadline, isCancelled: isCancelled)
+        guard reply.requestID == id, [.image, .info, .failure].contains(reply.kind) else {
+            LinuxSystem.closeDescriptor(reply.descriptor)
+            terminate()
+            throw End.misbehaved("unexpected \(reply.kind) reply to request \(id)")
+        }
+        requestsServed += 1
+        return reply
+    }
+
+    private func awaitReady(timeout: Double, isCancelled: () -> Bool) throws {
+        let message: WorkerMessage
+        do {
+            message = try awaitMessage(until: LinuxSystem.now() + timeout, isCancelled: isCancelled)
+        } catch End.died(let status) {
+            throw End.failedToStart("the worker exited before it was ready (\(Self.describe(status)))")
+        } catch End.timedOut {
+            throw End.failedToStart("the worker was not ready within \(timeout) s")
+        }
+        LinuxSystem.closeDescriptor(message.descriptor)
+        guard message.kind == .ready, (try? message.decodeBody(WorkerReady.self)) != nil else {
+            terminate()
+            throw End.failedToStart("the worker sent \(message.kind) instead of ready")
+        }
+        isReady = true
+    }
+
+    private func awaitMessage(until deadline: Double, isCancelled: () -> Bool) throws -> WorkerMessage {
+        switch channel.wait(until: deadline, isCancelled: isCancelled) {
+        case .timedOut:
+            terminate()
+            throw End.timedOut
+        case .cancelled:
+            terminate()
+            throw End.cancelled
+        case .readable:
+            break
+        }
+        let received: WorkerChannel.Received
+        do {
+            received = try channel.receive()
+        } catch {
+            terminate()
+            throw End.misbehaved("\(error)")
+        }
+        switch received {
+        case .closed: throw End.died(status: collectExit())
+        case .message(let message): return message
+        }
+    }
+
+    /// True when the worker hung up (or spoke out of turn) while idle: it must not be given a request.
+    var isGone: Bool { reaped || channel.peerIsGoneOrNoisy }
+
+    /// Kills (SIGKILL) and reaps the worker if that has not happened yet. Returns the waitpid status.
+    @discardableResult
+    func terminate() -> Int32 {
+        guard !reaped else { return 0 }
+        kill(pid, SIGKILL)
+        return reap(flags: 0) ?? 0
+    }
+
+    /// After the socket closed: the worker is exiting. Waits briefly for its own exit status (so a crash is
+    /// reported as its real signal), then kills it if it lingers.
+    private func collectExit() -> Int32 {
+        for _ in 0..<200 {
+            if let status = reap(flags: WNOHANG) { return status }
+            usleep(1000)
+        }
+        return terminate()
+    }
+
+    /// Asks the worker to leave (closing the socket makes it exit), then reaps it, killing it after `grace` seconds.
+    func retire(grace: Double = 1) {
+        guard !reaped else { return }
+        shutdown(channel.fd, Int32(SHUT_RDWR))
+        let deadline = LinuxSystem.now() + grace
+        while LinuxSystem.now() < deadline {
+            if reap(flags: WNOHANG) != nil { return }
+            usleep(1000)
+        }
+        terminate()
+    }
+
+    private func reap(flags: Int32) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, flags)
+            if result == pid { reaped = true; return status }
+            if result == 0 { return nil }
+            if errno == EINTR { continue }
+            reaped = true  // ECHILD: someone else reaped it; nothing left to wait for
+            return 0
+        }
+    }
+
+    // MARK: waitpid status
+
+    static func exitCode(_ status: Int32) -> Int32? { status & 0x7f == 0 ? (status >> 8) & 0xff : nil }
+
+    static func signal(_ status: Int32) -> Int32? {
+        let signal = status & 0x7f
+        return signal != 0 && signal != 0x7f ? signal : nil
+    }
+
+    static func describe(_ status: Int32) -> String {
+        if let code = exitCode(status) { return "exit status \(code)" }
+        if let signal = signal(status) { return "killed by \(LinuxSystem.signalName(signal))" }
+        return "status \(status)"
+    }
+}

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The worker side: a process that loads plugins lazily from the search path it is given and serves decode and
+/// probe requests on an inherited socket, one at a time, until the host closes the socket.
+///
+/// A program offers worker mode by calling `WorkerServer.main(arguments:)` for its hidden subcommand (the CLI's is
+/// `imagepipe __worker`); `WorkerPool` starts it with:
+/// `__worker --socket-fd N --parent PID --memory-limit BYTES --registry-cache PATH|off [--no-seccomp] --plugin-dir DIR...`
+///
+/// Each request runs the same code as an in-process decode (`PluginCoder.decodeRaw` then `CodersManager.finish`),
+/// so isolated and in-process results are identical pixel for pixel; the finished image is written into a sealed
+/// memfd that the host maps as the Image's storage.
+public enum WorkerServer {
+    /// The subcommand name the pool passes as the first argument.
+    public static let subcommand = "__worker"
+
+    /// Runs the worker until the host goes away. Never returns.
+    public static func main(arguments: [String]) -> Never {
+        let options: Options
+        do {
+            options = try Options(arguments)
+        } catch {
+            HostLog.write(level: 3, source: "worker", message: "\(error)")
+            exit(WorkerExit.startupFailed)
+        }
+        let channel = WorkerChannel(fd: options.socket)
+        do {
+            _ = try Sandbox.apply(Sandbox.Settings(memoryLimit: options.memoryLimit, parent: options.parent, seccomp: options.seccomp))
+        } catch {
+            HostLog.write(level: 3, source: "worker", message: "sandbox: \(error)")
+            exit(WorkerExit.startupFailed)
+        }
+        let registry = PluginRegistry.scan(PluginSearchPath(directories: options.pluginDirectories),
+                                           cachePath: options.registryCache)
+        let manager = CodersManager(coders: registry.coders)
+        let coders = Dictionary(registry.coders.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let ready = WorkerReady(pid: getpid(), coders: registry.coders.filter { $0.descriptor.capabilities.contains(.decode) }.map(\.descriptor.id))
+        guard (try? channel.send(WorkerMessage(kind: .ready, requestID: 0, json: ready))) != nil else { exit(0) }
+        let server = Server(channel: channel, manager: manager, coders: coders)
+        while true {
+            let received: WorkerChannel.Received
+            do {
+                received = try channel.receive()
+            } catch {
+                exit(WorkerExit.startupFailed)
+            }
+            guard case .message(let message) = received else { exit(0) }  // the host closed the socket
+            server.serve(message)
+        }
+    }
+
+    struct Options {
+        var socket: Int32 = -1
+        var parent: pid_t = 0
+        var memoryLimit = 0
+        var registryCache: String?
+        var seccomp = true
+        var pluginDirectories: [String] = []
+
+        init(_ arguments: [String]) throws {
+            var index = 0
+            func value() throws -> String {
+                index += 1
+                guard index < arguments.count else { throw WorkerProtocolError("\(arguments[index - 1]) needs a value") }
+                return arguments[index]
+            }
+            while index < arguments.count {
+                switch arguments[index] {
+                case "--socket-fd": socket = Int32(try value()) ?? -1
+                case "--parent": parent = pid_t(try value()) ?? 0
+                case "--memory-limit": memoryLimit = Int(try value()) ?? 0
+                case "--registry-cache":
+                    let path = try value()
+                    registryCache = path == "off" ? nil : path
+                case "--no-seccomp": seccomp = false
+                case "--plugin-dir": pluginDirectories.append(try value())
+                default: throw WorkerProtocolError("unknown worker argument '\(arguments[index])'")
+                }
+                index += 1
+            }
+            guard socket >= 0 else { throw WorkerProtocolError("worker mode needs --socket-fd") }
+        }
+    }
+
+    /// Serves one request at a time.
+    struct Server {
+        let channel: WorkerChannel
+        let manager: CodersManager
+        let coders: [String: PluginCoder]
+
+        func serve(_ message: WorkerMessage) {
+            let input = message.descriptor
+            defer { LinuxSystem.closeDescriptor(input) }
+            let reply: WorkerMessage
+            do {
+                guard message.kind == .decode || message.kind == .probe else {
+                    throw WorkerProtocolError("unexpected \(message.kind) request")
+                }
+                let job = try message.decodeBody(WorkerJob.self)
+                guard input >= 0 else { throw WorkerProtocolError("request without input") }
+                let region = try SharedMemory.mapInput(input, size: job.inputSize)
+                defer { region.unmap() }
+                guard let coder = coders[job.coderID] else {
+                    throw PipelineError.invalidArgument("the worker has no coder \(job.coderID) on its plugin search path")
+                }
+                Sandbox.limitCPU(seconds: job.cpuSeconds)
+                errno = 0
+                if message.kind == .probe {
+                    let info = try coder.probe(region.bytes, options: job.options)
+                    reply = try WorkerMessage(kind: .info, requestID: message.requestID, json: info)
+                } else {
+                    let context = CallContext(limits: job.options.limits)
+                    let raw = try coder.decodeRaw(region.bytes, options: job.options, context: context)
+                    let image = try manager.finish(raw, coder: coder, options: job.options)
+                    let header = WorkerImageHeader(image)
+                    let output = try image.withUnsafeRows { rows in
+                        try SharedMemory.makeOutput(rows: rows, stride: image.stride, rowBytes: header.stride, height: image.height)
+                    }
+                    defer { LinuxSystem.closeDescriptor(output) }
+                    try channel.send(try WorkerMessage(kind: .image, requestID: message.requestID, json: header, descriptor: output))
+                    return
+                }
+            } catch {
+                let failure = WorkerFailure(error)
+                guard let message = try? WorkerMessage(kind: .failure, requestID: message.requestID, json: failure) else { exit(WorkerExit.startupFailed) }
+                reply = message
+                if failure.isOutOfMemory {
+                    // The cap was hit: report it, then leave so the host starts a fresh worker (this heap is spent).
+                    try? channel.send(reply)
+                    exit(WorkerExit.memoryExhausted)
+                }
+            }
+            if (try? channel.send(reply)) == nil { exit(0) }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import PipelineHost
+import Testing
+import TestSupport
+
+/// Isolated decoding with a deliberately broken coder (Tests/Fixtures/broken_coder.c): every way a decoder can
+/// fail costs one request and a typed error; the pool replaces the worker and the next request succeeds.
+/// Serialized: the leak test counts this process's descriptors and children.
+@Suite(.serialized) struct IsolationTests {
+    typealias Support = IsolationSupport
+
+    private func expectRecovered(_ host: PluginHost, _ note: Comment) throws {
+        let image = try host.coders.decode(data: Support.input("ok"), isolation: .isolated)
+        #expect(image.width == 3 && image.height == 2, note)
+        #expect(image.pixel(x: 2, y: 1) == RGBA16Pixel(r: 160, g: 100, b: 50, a: 255), note)
+    }
+
+    @Test func crashesAreTypedErrorsAndTheNextRequestSucceeds() throws {
+        // Given a pool over the broken coder
+        let host = Support.host(try Support.pluginFolder())
+        let pool = try Support.attachPool(to: host)
+        let coder = "org.imagepipe.test.broken.coder/1"
+        // When each crashing mode is decoded in a worker, then the error names the coder and the signal
+        let expected: [(String, PipelineError)] = [
+            ("segv", .decoderCrashed(coder: coder, signal: SIGSEGV)),
+            ("abort", .decoderCrashed(coder: coder, signal: SIGABRT)),
+            ("stack", .decoderCrashed(coder: coder, signal: SIGSEGV)),
+            ("exit", .decoderCrashed(coder: coder, signal: 0)),
+        ]
+        for (mode, error) in expected {
+            let failure = Support.failure { _ = try host.coders.decode(data: Support.input(mode), isolation: .isolated) }
+            #expect(failure == error, "\(mode)")
+            #expect(failure?.code == 6001, "\(mode)")
+            try expectRecovered(host, "after \(mode)")
+        }
+        // And probes are isolated too
+        let probeFailure = Support.failure { _ = try host.coders.probe(data: Support.input("segv"), isolation: .isolated) }
+        #expect(probeFailure == .decoderCrashed(coder: coder, signal: SIGSEGV))
+        #expect(try host.coders.probe(data: Support.input("ok"), isolation: .isolated).width == 3)
+        #expect(pool.statistics.crashes == 5)
+        pool.shutdown()
+    }
+
+    @Test func hangsTimeOutAtTheDeadline() throws {
+        let host = Support.host(try Support.pluginFolder())
+        let pool = try Support.attachPool(to: host, timeout: 1)
+        for mode in ["loop", "sleep"] {
+            let failure = Support.failure { _ = try host.coders.decode(data: Support.input(mode), isolation: .isolated) }
+            #expect(failure == .timedOut(after: 1), "\(mode)")
+            #expect(failure?.code == 6002)
+            try expectRecovered(host, "after \(mode)")
+        }
+        // A per-request deadline overrides the pool's
+        let failure = Support.failure { _ = try host.coders.decode(data: Support.input("loop"), isolation: .isolated, timeout: 0.5) }
+        #expect(failure == .timedOut(after: 0.5))
+        #expect(pool.statistics.timeouts == 3)
+        pool.shutdown()
+    }
+
+    @Test func unboundedAllocationHitsTheMemoryLimit() throws {
+        let host = Support.host(try Support.pluginFolder())
+        let pool = try Support.attachPool(to: host, memoryLimit: 384 << 20)
+        // "alloc" aborts when malloc fails (as g_malloc does); "alloc-status" returns NO_MEMORY
+        for mode in ["alloc", "alloc-status"] {
+            let failure = Support.failure { _ = try host.coders.decode(data: Support.input(mode), isolation: .isolated) }
+            #expect(failure == .memoryLimitExceeded(limit: 384 << 20), "\(mode)")
+            #expect(failure?.code == 6003)
+            try expectRecovered(host, "after \(mode)")
+        }
+        #expect(pool.statistics.memoryLimitHits == 2)
+        pool.shutdown()
+    }
+
+    @Test func theSandboxForbidsExecAndNetworkSockets() throws {
+        let host = Support.host(try Support.pluginFolder())
+        let pool = try Support.attachPool(to: host)
+        let exec = Support.failure { _ = try host.coders.decode(data: Support.input("exec"), isolation: .isolated) }
+        guard case .decodingFailed(_, _, let execMessage)? = exec else { Issue.record("exec: \(String(describing: exec))"); return }
+        #expect(execMessage == "execve: Operation not permitted")
+        let socket = Support.failure { _ = try host.coders.decode(data: Support.input("socket"), isolation: .isolated) }
+        guard case .decodingFailed(_, _, let socketMessage)? = socket else { Issue.record("socket: \(String(describing: socket))"); return }
+        #expect(socketMessage == "socket(AF_INET): Permission denied")
+        pool.shutdown()
+    }
+
+    @Test func automaticIsolationRoutesOnlyCodersThatAskForIt() throws {
+        // Given the broken coder (recommends isolation) and the PNG coder (does not) behind one pool
+        let host = Support.host(try Support.pluginFolder(with: ["libPNGCoder.so"]))
+        let pool = try Support.attachPool(to: host, size: 1)
+        // When the manager's default (automatic) decodes a crashing input, the crash stays in the worker
+        #expect(host.coders.defaultIsolation == .automatic)
+        let failure = Support.failure { _ = try host.coders.decode(data: Support.input("segv")) }
+        #expect(failure?.code == 6001)
+        // And a PNG decodes in process: no request reaches the pool
+        let requests = pool.statistics.requests
+        let png = try host.coders.encode(try Image(width: 2, height: 2, bytes: [UInt8](repeating: 200, count: 16)), format: "png")
+        _ = try host.coders.decode(data: png)
+        #expect(pool.statistics.requests == requests)
+        // And `.isolated` without a pool is a usage error, not an in-process decode
+        host.coders.workerPool = nil
+        #expect(Support.failure { _ = try host.coders.decode(data: Support.input("ok"), isolation: .isolated) }?.code == 5000)
+        pool.shutdown()
+    }
+
+    @Test func cancellingARequestKillsItsWorker() async throws {
+        // Given an image manager whose decode of a file spins forever in a worker
+        let folder = try Support.pluginFolder(with: ["libFileLoader.so"])
+        let host = Support.host(folder)
+        let pool = try Support.attachPool(to: host, size: 1, timeout: 600)
+        let source = try TestPaths.temporaryDirectory() + "/spin.broken"
+        try Data(Support.input("loop")).write(to: URL(fileURLWithPath: source))
+        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let task = Task { try await manager.image(for: source) }
+        while pool.statistics.liveWorkers == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        // When the request is cancelled
+        task.cancel()
+        // Then it fails as cancelled (not at the 600 s deadline) and the worker was killed
+        let result = await task.result
+        #expect(throws: PipelineError.cancelled) { try result.get() }
+        // (the caller returns at once; the abandoned decode is stopped just after)
+        for _ in 0..<2000 where pool.statistics.cancellations == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(pool.statistics.cancellations == 1)
+        #expect(pool.statistics.timeouts == 0)
+        pool.shutdown()
+    }
+
+    @Test func resultsAreAdoptedFromSharedMemoryAndReleased() throws {
+        let host = Support.host(try Support.pluginFolder())
+        let pool = try Support.attachPool(to: host, size: 1)
+        let before = Support.sharedMemoryMappings()
+        var image: Image? = try host.coders.decode(data: Support.input("ok"), isolation: .isolated)
+        // The image's pixels are the worker's memfd, mapped (not copied into the heap)
+        #expect(Support.sharedMemoryMappings() == before + 1)
+        #expect(image?.bytes.count == 24)
+        image = nil
+        #expect(Support.sharedMemoryMappings() == before)
+        pool.shutdown()
+    }
+
+    @Test func aThousandRequestsLeaveNoZombiesMemoryOrDescriptors() throws {
+        let host = Support.host(try Support.pluginFolder())
+        let descriptorsBefore = Support.openDescriptors()
+        let pool = try Support.attachPool(to: host, size: 2, timeout: 2)
+        // 1000 requests: mostly fine, some crashing, aborting or hanging
+        var failures = 0
+        for index in 0..<1000 {
+            let mode = index % 100 == 7 ? "segv" : index % 100 == 57 ? "abort" : index % 250 == 99 ? "sleep" : "ok"
+            do {
+                let image = try host.coders.decode(data: Support.input(mode), isolation: .isolated, timeout: mode == "sleep" ? 0.2 : nil)
+                #expect(image.pixel(x: 1, y: 1) == RGBA16Pixel(r: 80, g: 100, b: 50, a: 255))
+            } catch {
+                failures += 1
+            }
+        }
+        #expect(failures == 24)
+        let statistics = pool.statistics
+        #expect(statistics.crashes == 20 && statistics.timeouts == 4)
+        pool.shutdown()
+        // No worker is left alive or as a zombie; no memfd is open or mapped; no socket or other descriptor leaked
+        #expect(Support.lingeringChildren(statistics.workerPIDs) == [])
+        #expect(Support.openDescriptors().filter { $0.contains("memfd:imagepipe") } == [])
+        #expect(Support.sharedMemoryMappings() == 0)
+        let leaked = Support.openDescriptors().filter { $0.hasPrefix("socket:") || $0.contains("memfd") }.count
+            - descriptorsBefore.filter { $0.hasPrefix("socket:") || $0.contains("memfd") }.count
+        #expect(leaked <= 0)
+    }
+}
