@@ -11,12 +11,12 @@ let avifCanEncode = avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_EN
 /// "ftyp" at offset 4 is shared by every ISO-BMFF format (HEIF, MP4, ...), so the pattern only makes the file a
 /// candidate and `sniff` reads the brand list (AVIFSniffer).
 /// Not IP_CODER_SCALES: AV1 has no reduced-resolution decode, so the host resamples the full-size result.
-/// Not IP_CODER_INCREMENTAL: the incremental slots are not implemented (see README).
+/// IP_CODER_INCREMENTAL: previews from the layers of layered files and the rows of grid images (AVIFIncremental).
 /// IP_CODER_THREAD_SAFE: every call creates its own avifDecoder / avifEncoder and the plugin keeps no shared state.
 nonisolated(unsafe) let avifDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.avif/1", name: "AVIF (libavif)", version: "1.0.0", format: "avif",
     mimeTypes: ["image/avif", "image/avif-sequence"], extensions: ["avif", "avifs"],
-    capabilities: IP_CODER_CAN_DECODE | IP_CODER_ANIMATED | IP_CODER_THREAD_SAFE
+    capabilities: IP_CODER_CAN_DECODE | IP_CODER_ANIMATED | IP_CODER_INCREMENTAL | IP_CODER_THREAD_SAFE
         | (avifCanEncode ? IP_CODER_CAN_ENCODE : 0),
     patterns: [MagicPattern(offset: 4, ascii: "ftyp", relevance: 100, confirmWithSniff: true)],
     sniffBytes: AVIFSniffer.wantedBytes)
@@ -35,7 +35,15 @@ nonisolated(unsafe) let avifCoder = StaticStorage.value(ip_coder(
         withStatus(message) { try AVIFFrameIterator.next(iterator, call: call, into: frame) }
     },
     frames_close: { iterator in AVIFFrameIterator.close(iterator) },
-    incremental_open: nil, incremental_update: nil, incremental_close: nil,
+    incremental_open: { options, decoder, message in
+        withStatus(message) { try AVIFIncrementalDecoder.open(options, into: decoder) }
+    },
+    incremental_update: { decoder, data, size, isFinal, call, image, message in
+        withStatus(message) {
+            try AVIFIncrementalDecoder.update(decoder, data: data, size: size, isFinal: isFinal != 0, call: call, into: image)
+        }
+    },
+    incremental_close: { decoder in AVIFIncrementalDecoder.close(decoder) },
     encode: avifCanEncode
         ? { frames, count, options, call, sink, message in
             withStatus(message) {

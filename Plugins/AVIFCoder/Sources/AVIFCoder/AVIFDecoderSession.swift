@@ -6,10 +6,15 @@ import PluginKit
 /// One libavif decoder over borrowed bytes, configured from a request's options; destroyed with the session.
 ///
 /// The bytes are not copied (avifDecoderSetIOMemory): they must outlive the session, which the ABI guarantees
-/// for a call and, for frame iterators, until frames_close.
+/// for a call and, for frame iterators, until frames_close. A streaming session (incremental decoding) reads an
+/// AVIFStreamInput instead, which owns its copy of the bytes so far.
 final class AVIFDecoderSession {
     let decoder: UnsafeMutablePointer<avifDecoder>
-    let data: UnsafeBufferPointer<UInt8>
+    private let memory: UnsafeBufferPointer<UInt8>
+    private let stream: AVIFStreamInput?
+
+    /// The input as far as it is known (all of it, except in a streaming session that is still receiving).
+    var data: UnsafeBufferPointer<UInt8> { stream?.bytes ?? memory }
 
     /// The strictness policy: libavif's default (everything avifdec checks) minus two checks that reject real,
     /// otherwise valid files: CLAP_VALID refuses a clean aperture at an odd offset in 4:2:0 (kimono.crop.avif;
@@ -28,9 +33,33 @@ final class AVIFDecoderSession {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libavif could not create a decoder")
         }
         self.decoder = decoder
-        self.data = data
+        memory = data
+        stream = nil
         Self.configure(decoder, options)
         try check(avifDecoderSetIOMemory(decoder, base, data.count), "to read the input")
+    }
+
+    /// A session over bytes that are still arriving: parse and decode return AVIF_RESULT_WAITING_ON_IO until the
+    /// bytes they need are in `input`. Grid cells are decoded as they arrive (allowIncremental) and the layers of a
+    /// layered ("progressive") file become frames (allowProgressive), except when the request's frame limit is
+    /// below 4: libavif counts layers (at most 4 in AV1) against imageCountLimit and would refuse the file, which
+    /// the one-shot decode (best layer only) does not.
+    init(stream input: AVIFStreamInput, options: ip_decode_options) throws {
+        guard let decoder = avifDecoderCreate() else {
+            throw PluginFailure(IP_STATUS_NO_MEMORY, "libavif could not create a decoder")
+        }
+        self.decoder = decoder
+        memory = UnsafeBufferPointer(start: nil, count: 0)
+        stream = input
+        Self.configure(decoder, options)
+        decoder.pointee.allowIncremental = AVIF_TRUE
+        // Exif can sit at the end of the file, and parsing would wait for it; nothing here uses it (AVIF has no
+        // Exif orientation: irot/imir govern).
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        let countLimit = decoder.pointee.imageCountLimit
+        decoder.pointee.allowProgressive = countLimit == 0 || countLimit >= 4 ? AVIF_TRUE : AVIF_FALSE
+        // Without a destroy function the decoder leaves the avifIO to `input`, which outlives the decoder.
+        avifDecoderSetIO(decoder, input.io)
     }
 
     deinit { avifDecoderDestroy(decoder) }

@@ -69,7 +69,7 @@ enum AVIFRendering {
     /// by up to 3 levels (measured on the fox 10-bit file against the exact conversion); libavif's own conversion
     /// is exact there and costs about 10 ms per megapixel. For 8-bit sources libyuv's error is at most 2 and it is
     /// what avifdec produces, so it stays.
-    private static func convert(_ image: UnsafeMutablePointer<avifImage>, into target: ip_image, sixteenBit: Bool) throws {
+    static func convert(_ image: UnsafeMutablePointer<avifImage>, into target: ip_image, sixteenBit: Bool) throws {
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
         rgb.depth = sixteenBit ? 16 : 8
