@@ -15,8 +15,11 @@ protocol Command: Sendable {
 enum Imagepipe {
     static let commands: [any Command.Type] = [
         PluginsCommand.self, CodersCommand.self, LoadersCommand.self, CachesCommand.self,
-        InfoCommand.self, RenderCommand.self, CacheCommand.self,
+        InfoCommand.self, RenderCommand.self, CacheCommand.self, PluginCommand.self,
     ]
+
+    /// Internal subcommands the CLI runs in child processes of itself (crash isolation); not listed in --help.
+    static let hiddenCommands: [any Command.Type] = [ScanChildCommand.self, PluginCheckChildCommand.self]
 
     static let usage: String = {
         let width = commands.map { $0.name.count }.max() ?? 0
@@ -51,7 +54,7 @@ enum Imagepipe {
             Output.line("imagepipe \(HostVersion.string) (plugin ABI \(HostVersion.abi))")
             exit(0)
         }
-        guard let command = commands.first(where: { $0.name == first }) else {
+        guard let command = (commands + hiddenCommands).first(where: { $0.name == first }) else {
             Output.error("imagepipe: unknown command '\(first)'; run 'imagepipe --help'")
             exit(2)
         }

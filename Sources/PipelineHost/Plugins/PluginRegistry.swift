@@ -27,8 +27,19 @@ public final class PluginRegistry: Sendable {
     ///
     /// A file whose inspection is in the registry cache (same path, size, mtime, inode) is not opened: its
     /// components open their plugin on first use. Permission checks run every time.
-    public static func scan(_ searchPath: PluginSearchPath, cachePath: String? = defaultCachePath) -> PluginRegistry {
+    ///
+    /// With a `scanner`, files that miss the cache are inspected in a child process, so a plugin that crashes or
+    /// hangs while being opened is listed as refused (and cached so until its file changes) instead of killing
+    /// this process; their components then open lazily too. Without one (the default) they are inspected here.
+    public static func scan(_ searchPath: PluginSearchPath, cachePath: String? = defaultCachePath,
+                            scanner: PluginScanner? = nil) -> PluginRegistry {
         let cache = RegistryCache(directory: cachePath)
+        let scanned = scanner.map { scanner in
+            scanner.inspect(searchPath.entries.flatMap { pluginFiles(in: $0.directory) }.filter { path in
+                guard PluginFileCheck.refusal(path: path) == nil, let key = FileKey(path: path) else { return false }
+                return cache.lookup(path, key: key) == nil
+            })
+        } ?? [:]
         var records: [PluginRecord] = []
         var coders: [PluginCoder] = []
         var loaders: [PluginLoader] = []
@@ -47,6 +58,9 @@ public final class PluginRegistry: Sendable {
                 let inspection: FileInspection
                 if let key = FileKey(path: path), let cached = cache.lookup(path, key: key) {
                     inspection = cached
+                } else if let childInspection = scanned[path] {
+                    inspection = childInspection
+                    if let key = FileKey(path: path) { cache.store(path, key: key, inspection: inspection) }
                 } else {
                     (inspection, tables) = inspectNow(path)
                     if let key = FileKey(path: path) { cache.store(path, key: key, inspection: inspection) }

@@ -1,4 +1,7 @@
 import PipelineHost
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds the plugin host from the global options every command accepts.
 enum HostSetup {
@@ -23,10 +26,16 @@ enum HostSetup {
           --no-cache         neither read nor write the disk cache
         """
 
+    /// Files missing from the registry cache are inspected by a child `imagepipe __scan`, so a plugin that crashes
+    /// while being opened is listed as refused instead of taking the command down. IMAGEPIPE_SCAN_TIMEOUT (seconds,
+    /// default 10) is how long one file may take.
     static func host(_ arguments: Arguments) -> PluginHost {
-        PluginHost(searchPath: .standard(
+        let searchPath = PluginSearchPath.standard(
             flags: arguments.all("plugin-dir"),
-            executablePath: arguments.flag("no-default-plugins") ? nil : PluginSearchPath.currentExecutablePath()))
+            executablePath: arguments.flag("no-default-plugins") ? nil : PluginSearchPath.currentExecutablePath())
+        let timeout = getenv("IMAGEPIPE_SCAN_TIMEOUT").flatMap { Double(String(cString: $0)) }.map { max(0.1, $0) } ?? 10
+        let scanner = PluginSearchPath.currentExecutablePath().map { PluginScanner(executable: $0, timeout: timeout) }
+        return PluginHost(registry: PluginRegistry.scan(searchPath, scanner: scanner))
     }
 
     static let helpText = """

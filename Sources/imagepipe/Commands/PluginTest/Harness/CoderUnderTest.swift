@@ -1,0 +1,260 @@
+import PluginAPI
+
+/// One coder of the plugin under test, called through its C table with `TestHost` services. Every call runs under
+/// the watchdog, reads its input from a read-only buffer that ends at a guard page, and reports its status,
+/// message and whatever rule it broke, instead of throwing.
+/// `@unchecked Sendable`: an immutable copy of a static C table; concurrent use is what THREAD_SAFE promises.
+struct CoderUnderTest: @unchecked Sendable {
+    let table: ip_coder
+    let info: PluginDescription.Coder
+    /// Seconds one call may take before the check ends as timed out.
+    let callLimit: Double
+
+    /// A call's result: the status, its message, and the ABI rules the call broke (beyond the status).
+    struct Outcome<Value> {
+        var status: Int32
+        var message: String
+        var value: Value?
+        var problems: [String] = []
+        var ok: Bool { status == IP_STATUS_OK }
+        var statusText: String { StatusName.of(status) + (message.isEmpty ? "" : ": \(message)") }
+    }
+
+    /// Options with every field set explicitly (struct_size covers all of them).
+    static func options(width: Int = 0, height: Int = 0, mode: Int32 = IP_SCALE_FIT, flags: UInt32 = 0, page: Int = 0, frame: Int = 0,
+                        limits: ip_limits = TestCall.defaultLimits) -> ip_decode_options {
+        ip_decode_options(struct_size: UInt32(MemoryLayout<ip_decode_options>.size), thumbnail_width: UInt32(width),
+                          thumbnail_height: UInt32(height), scale_mode: mode, flags: flags, page_index: UInt32(page),
+                          frame_index: UInt32(frame), tint_rgba: 0, threads: 0, limits: limits, source_url: nil, password: nil)
+    }
+
+    /// Runs `body` with a request over a guarded, read-only copy of `data`.
+    private func withRequest<R>(_ data: [UInt8], _ options: ip_decode_options, _ call: TestCall,
+                                _ body: (UnsafePointer<ip_decode_request>) -> R) -> R {
+        let input = GuardedMemory.input(data)
+        defer { if let input { GuardedMemory.release(input) } }
+        var options = options
+        return withUnsafePointer(to: &options) { optionsPointer in
+            var request = ip_decode_request(struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
+                                            data: input.map { UnsafePointer($0.buffer) }, size: data.count,
+                                            options: optionsPointer, call: call.handle)
+            return withUnsafePointer(to: &request) { body($0) }
+        }
+    }
+
+    func sniff(_ data: [UInt8], label: String) -> Int32? {
+        guard let sniff = table.sniff else { return nil }
+        let input = GuardedMemory.input(data)
+        defer { if let input { GuardedMemory.release(input) } }
+        return Watchdog.guarding(label, limit: callLimit) { sniff(input.map { UnsafePointer($0.buffer) }, data.count) }
+    }
+
+    func probe(_ data: [UInt8], _ options: ip_decode_options = options(), label: String) -> Outcome<ip_image_info> {
+        guard let probe = table.probe else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no probe slot") }
+        let call = TestCall(limits: options.limits)
+        var info = ip_image_info()
+        info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
+        var message = [CChar](repeating: 0, count: 1024)
+        let status = withRequest(data, options, call) { request in
+            message.withUnsafeMutableBufferPointer { m in
+                Watchdog.guarding(label, limit: callLimit) {
+                    probe(request, &info, ip_message(buffer: m.baseAddress, capacity: m.count))
+                }
+            }
+        }
+        var outcome = Outcome(status: status, message: ABICopy.text(message), value: status == IP_STATUS_OK ? info : nil)
+        outcome.problems = statusProblems(status, message: outcome.message) + call.problems
+        return outcome
+    }
+
+    func decode(_ data: [UInt8], _ options: ip_decode_options = options(), call: TestCall? = nil, label: String) -> Outcome<DecodedImage> {
+        guard let decode = table.decode else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no decode slot") }
+        let call = call ?? TestCall(limits: options.limits)
+        var image = ip_image()
+        image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+        var message = [CChar](repeating: 0, count: 1024)
+        let status = withRequest(data, options, call) { request in
+            message.withUnsafeMutableBufferPointer { m in
+                Watchdog.guarding(label, limit: callLimit) {
+                    decode(request, &image, ip_message(buffer: m.baseAddress, capacity: m.count))
+                }
+            }
+        }
+        return finishImage(status, image, message: ABICopy.text(message), call: call)
+    }
+
+    /// Validates an image a call returned with OK and copies it out; frees every other buffer of the call.
+    func finishImage(_ status: Int32, _ image: ip_image, message: String, call: TestCall) -> Outcome<DecodedImage> {
+        var outcome = Outcome<DecodedImage>(status: status, message: message, value: nil)
+        outcome.problems = statusProblems(status, message: message)
+        if status == IP_STATUS_OK {
+            if let block = call.adopt(image.pixels) {
+                do {
+                    outcome.value = try DecodedImage(image, block: block)
+                } catch {
+                    outcome.problems.append("\(error)")
+                }
+                GuardedMemory.release(block)
+            } else {
+                outcome.problems.append("returned OK with pixels that alloc_pixels did not allocate for this call")
+            }
+        }
+        call.finish()
+        outcome.problems += call.problems
+        return outcome
+    }
+
+    /// Every frame through frames_open/next/close, up to `maximum` frames.
+    func frames(_ data: [UInt8], _ options: ip_decode_options = options(), maximum: Int, label: String)
+        -> Outcome<[DecodedImage]> {
+        guard let open = table.frames_open, let next = table.frames_next, let close = table.frames_close else {
+            return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no frames slots")
+        }
+        let call = TestCall(limits: options.limits)
+        return withRequest(data, options, call) { request -> Outcome<[DecodedImage]> in
+            var iterator: OpaquePointer?
+            var message = [CChar](repeating: 0, count: 1024)
+            let status = message.withUnsafeMutableBufferPointer { m in
+                Watchdog.guarding("\(label): frames_open", limit: callLimit) {
+                    open(request, &iterator, ip_message(buffer: m.baseAddress, capacity: m.count))
+                }
+            }
+            guard status == IP_STATUS_OK else {
+                return Outcome(status: status, message: ABICopy.text(message), problems: statusProblems(status, message: ABICopy.text(message)))
+            }
+            defer { Watchdog.guarding("\(label): frames_close", limit: callLimit) { close(iterator) } }
+            var frames: [DecodedImage] = []
+            var problems: [String] = []
+            while frames.count < maximum {
+                var image = ip_image()
+                image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+                let frameCall = TestCall(limits: options.limits)
+                let status = message.withUnsafeMutableBufferPointer { m in
+                    Watchdog.guarding("\(label): frames_next #\(frames.count)", limit: callLimit) {
+                        next(iterator, frameCall.handle, &image, ip_message(buffer: m.baseAddress, capacity: m.count))
+                    }
+                }
+                if status == IP_STATUS_END {
+                    frameCall.finish()
+                    return Outcome(status: IP_STATUS_OK, message: "", value: frames, problems: problems + frameCall.problems)
+                }
+                let outcome = finishImage(status, image, message: ABICopy.text(message), call: frameCall)
+                problems += outcome.problems
+                guard let frame = outcome.value else {
+                    return Outcome(status: outcome.ok ? IP_STATUS_INTERNAL : status, message: outcome.message, value: frames, problems: problems)
+                }
+                frames.append(frame)
+            }
+            return Outcome(status: IP_STATUS_OK, message: "stopped after \(maximum) frames", value: frames, problems: problems)
+        }
+    }
+
+    /// Incremental decoding: `chunks` are the sizes of the successive arrivals; returns the final image.
+    func incremental(_ data: [UInt8], chunks: [Int], _ options: ip_decode_options = options(), label: String) -> Outcome<DecodedImage> {
+        guard let open = table.incremental_open, let update = table.incremental_update, let close = table.incremental_close else {
+            return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no incremental slots")
+        }
+        var options = options
+        var decoder: OpaquePointer?
+        var message = [CChar](repeating: 0, count: 1024)
+        let status = message.withUnsafeMutableBufferPointer { m in
+            Watchdog.guarding("\(label): incremental_open", limit: callLimit) {
+                open(&options, &decoder, ip_message(buffer: m.baseAddress, capacity: m.count))
+            }
+        }
+        guard status == IP_STATUS_OK else {
+            return Outcome(status: status, message: ABICopy.text(message), problems: statusProblems(status, message: ABICopy.text(message)))
+        }
+        defer { Watchdog.guarding("\(label): incremental_close", limit: callLimit) { close(decoder) } }
+        var problems: [String] = []
+        // Arrival sizes, then one last call with everything and is_final set.
+        var arrivals: [Int] = []
+        var total = 0
+        for chunk in chunks where total < data.count {
+            total = min(data.count, total + max(1, chunk))
+            arrivals.append(total)
+        }
+        arrivals.append(data.count)
+        for (step, received) in arrivals.enumerated() {
+            let final: Int32 = step == arrivals.count - 1 ? 1 : 0
+            let call = TestCall(limits: options.limits)
+            var image = ip_image()
+            image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+            let input = GuardedMemory.input(Array(data[0..<received]))
+            let status = message.withUnsafeMutableBufferPointer { m in
+                Watchdog.guarding("\(label): incremental_update with \(received) of \(data.count) bytes\(final == 1 ? " (final)" : "")",
+                                  limit: callLimit) {
+                    update(decoder, input.map { UnsafePointer($0.buffer) }, received, final, call.handle, &image,
+                           ip_message(buffer: m.baseAddress, capacity: m.count))
+                }
+            }
+            if let input { GuardedMemory.release(input) }
+            let outcome = finishImage(status, image, message: ABICopy.text(message), call: call)
+            problems += outcome.problems.filter { !problems.contains($0) }
+            if final == 1 {
+                var result = outcome
+                result.problems = problems
+                return result
+            }
+            if status != IP_STATUS_OK && status != IP_STATUS_NEED_MORE {
+                return Outcome(status: status, message: "\(outcome.message) (after \(received) of \(data.count) bytes, not final)",
+                               problems: problems)
+            }
+        }
+        return Outcome(status: IP_STATUS_INTERNAL, message: "unreachable", problems: problems)
+    }
+
+    /// Encodes `frames` (borrowed images over `pixels`) through the encode slot into a byte array.
+    /// `failAfter` makes the sink fail (IO) once that many bytes were written, to test that the encoder stops.
+    func encode(_ frames: [(image: ip_image, pixels: [UInt8])], quality: UInt32 = 0, speed: UInt32 = 0, flags: UInt32 = 0, failAfter: Int? = nil,
+                label: String) -> Outcome<[UInt8]> {
+        guard let encode = table.encode else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no encode slot") }
+        final class Sink { var bytes: [UInt8] = []; var failAfter: Int?; var writesAfterFailure = 0; var failed = false }
+        let sink = Sink()
+        sink.failAfter = failAfter
+        var options = ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size), quality: quality, speed: speed,
+                                        bit_depth: 0, flags: flags, loop_count: 0)
+        var byteSink = ip_byte_sink(struct_size: UInt32(MemoryLayout<ip_byte_sink>.size),
+                                    context: Unmanaged.passUnretained(sink).toOpaque(), write: { context, data, size in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            if sink.failed { sink.writesAfterFailure += 1; return ip_status(IP_STATUS_IO) }
+            if let limit = sink.failAfter, sink.bytes.count + size > limit { sink.failed = true; return ip_status(IP_STATUS_IO) }
+            if size > 0, let data { sink.bytes += UnsafeBufferPointer(start: data, count: size) }
+            return ip_status(IP_STATUS_OK)
+        })
+        let call = TestCall()
+        var message = [CChar](repeating: 0, count: 1024)
+        // Each frame's pixels in a guarded, read-only buffer: an encoder must not write into a borrowed image.
+        let blocks = frames.map { GuardedMemory.input($0.pixels) }
+        defer { blocks.forEach { if let block = $0 { GuardedMemory.release(block) } } }
+        var images = zip(frames, blocks).map { frame, block -> ip_image in
+            var image = frame.image
+            image.pixels = block?.buffer
+            return image
+        }
+        let status = message.withUnsafeMutableBufferPointer { m in
+            Watchdog.guarding(label, limit: callLimit) {
+                encode(&images, UInt32(images.count), &options, call.handle, &byteSink, ip_message(buffer: m.baseAddress, capacity: m.count))
+            }
+        }
+        var outcome = Outcome(status: status, message: ABICopy.text(message), value: sink.bytes)
+        outcome.problems = statusProblems(status, message: outcome.message) + call.problems
+        if sink.writesAfterFailure > 0 {
+            outcome.problems.append("kept writing to the sink \(sink.writesAfterFailure) more time(s) after a write failed")
+        }
+        if sink.failed && status == IP_STATUS_OK {
+            outcome.problems.append("returned OK although a sink write failed")
+        }
+        return outcome
+    }
+
+    /// Rules about statuses themselves: known codes only, and an error comes with a message.
+    func statusProblems(_ status: Int32, message: String) -> [String] {
+        if !StatusName.isKnown(status) { return ["returned \(status), which is not an ip_status code"] }
+        if status != IP_STATUS_OK && status != IP_STATUS_NEED_MORE && status != IP_STATUS_END
+            && message.allSatisfy({ $0 == " " }) {
+            return ["returned \(StatusName.of(status)) without a message"]
+        }
+        return []
+    }
+}

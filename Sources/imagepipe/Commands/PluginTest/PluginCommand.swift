@@ -1,0 +1,93 @@
+import PipelineHost
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `imagepipe plugin test <file.so>`: tests one plugin in isolation, every check in its own child process
+/// (clap-validator, pluginval), so a crashing or hanging plugin becomes a failed check, not a dead tool.
+enum PluginCommand: Command {
+    static let name = "plugin"
+    static let summary = "test one plugin file in isolation (plugin test <file.so>)"
+    static let help = """
+        Usage: imagepipe plugin test <file.so> [--samples DIR] [--strictness 1..10] [--json] [--only REGEX] [--seed N]
+                                               [--jobs N] [--call-timeout SECONDS] [--timeout SECONDS]
+
+        Runs every check that applies to the plugin, each in a fresh child process with a timeout and a watchdog:
+        the file (permissions, ELF machine, one exported symbol), loading (RTLD_NOW, time), the ABI (negotiation
+        with the host's, an older and a future minor; unknown IDs; init → deinit → init), the descriptors, the
+        process state it must leave alone (locale, cwd, umask, signal handlers, environment, file descriptors), and
+        per component: coders against sample files (sniffing, probe, decode at full and thumbnail sizes, frames,
+        pages, limits, cancellation, incremental decoding, concurrency, encode round trips, truncated, bit-flipped,
+        random and hostile input), loaders (callback order, exactly-once completion, cancellation) and caches.
+
+        Statuses: passed, warning, failed, crashed (with the signal), timed-out, skipped. The exit status is 0 only
+        when nothing failed, crashed or timed out. Crashes on hostile input count as warnings for coders that
+        declare recommends-isolation (the host isolates those).
+
+          --samples DIR       sample files, matched to coders by extension (default: ../shared/corpus beside the
+                              source tree, when it exists); with a manifest.tsv, its expected outcomes decide what is
+                              a sample and what is hostile input. Coders without samples that can encode test with
+                              their own encoding of a synthetic image.
+          --strictness N      1...10 (default 5): how many samples, truncations, bit flips and random inputs; at 10
+                              every truncation length of every sample. The project's plugins pass at 5.
+          --only REGEX        run only checks whose ID matches (e.g. 'robustness', '^abi\\.')
+          --seed N            seed of the random inputs (default: time-based; the report prints it for replay)
+          --jobs N            checks run in parallel (default: the number of CPUs)
+          --call-timeout S    one plugin call longer than this is a hang (default 10)
+          --timeout S         whole-check timeout (default: per check, 60 to 300 s by strictness)
+          --json              the report as JSON (for CI)
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        guard arguments.first == "test" else { throw UsageError("expected 'plugin test <file.so>'") }
+        let args = try Arguments(Array(arguments.dropFirst()),
+                                 valued: ["samples", "strictness", "only", "seed", "jobs", "call-timeout", "timeout"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("expected one plugin file, got \(args.positionals.count)") }
+        let file = PluginSearchPath.absolutePath(args.positionals[0])
+        guard access(file, F_OK) == 0 else { throw CLIError("\(file): no such file") }
+        guard let executable = PluginSearchPath.currentExecutablePath() else { throw CLIError("cannot find my own executable") }
+        let only: Regex<AnyRegexOutput>?
+        do { only = try args.value("only").map { try Regex($0) } } catch { throw UsageError("--only is not a valid regular expression: \(error)") }
+        var seed = UInt64(ChildProcess.now() * 1000) % 1_000_000
+        if let text = args.value("seed") {
+            guard let value = UInt64(text) else { throw UsageError("--seed must be a whole number, not '\(text)'") }
+            seed = value
+        }
+        let samplesRoot = args.value("samples").map(PluginSearchPath.absolutePath) ?? SampleFinder.defaultRoot()
+        if let samplesRoot, !SampleFinder.isDirectory(samplesRoot) { throw UsageError("--samples \(samplesRoot) is not a folder") }
+        let callTimeout = Double(args.value("call-timeout") ?? "10") ?? 10
+        let plan = TestPlan(
+            strictness: try args.int("strictness", range: 1...10) ?? 5, seed: seed,
+            samples: SampleFinder(root: samplesRoot), callTimeout: callTimeout,
+            timeout: try args.int("timeout", range: 1...86_400).map(Double.init),
+            serverScript: SampleFinder.repositoryRoot().map { $0 + "/Tests/Support/http_test_server.py" }
+                .flatMap { access($0, R_OK) == 0 ? $0 : nil },
+            only: only)
+        let jobs = try args.int("jobs", range: 1...64) ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let json = args.flag("json")
+        let interactive = !json && isatty(2) != 0
+
+        let started = ChildProcess.now()
+        let runner = CheckRunner(executable: executable, pluginPath: file)
+        // First the load check, which also describes the plugin; the plan for the rest follows from it.
+        let (loadOutcome, description) = runner.run(plan.loadTask())
+        let (tasks, skipped) = plan.tasks(for: description, load: loadOutcome)
+        let total = tasks.count
+        let outcomes = runner.runAll(tasks, jobs: jobs) { done, outcome in
+            if interactive { status("[\(done)/\(total)] \(outcome.id) \(outcome.result.status.rawValue)") }
+        }
+        if interactive { status("") }
+        var all = (plan.includes(loadOutcome.id) ? [loadOutcome] : []) + outcomes + skipped
+        all.sort { plan.order(of: $0) < plan.order(of: $1) }
+        let report = TestReport(file: file, strictness: plan.strictness, seed: seed, samples: samplesRoot, plugin: description,
+                                checks: all, seconds: ChildProcess.now() - started)
+        if json { try Output.json(report) } else { Output.line(report.text) }
+        if !report.ok { exit(1) }
+    }
+
+    /// One overwritten status line on a terminal.
+    private static func status(_ text: String) {
+        let line = "\r\u{1B}[2K" + text
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+}
