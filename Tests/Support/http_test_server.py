@@ -15,14 +15,14 @@ Endpoints (GET):
   /slow?bytes=N&delay=MS[&chunk=C]  N pattern bytes with Content-Length, C bytes (default 1024) every MS ms
   /chunked[?name=F]            DIR/F (default image.png) with Transfer-Encoding: chunked, in 1000-byte chunks
   /status/<code>               that status with a short text body ("status <code>"; none for 204 and 304)
-  /redirect?n=N                302 chain of N hops to /image.png (relative Location headers)
+  /redirect?n=N                302 chain of N hops to /image.png (relative Location headers, small HTML bodies)
   /redirect-loop               302 to itself, forever
   /redirect-file               302 to file:///etc/passwd
   /wrong-type                  DIR/image.png labelled Content-Type: text/html
   /big?bytes=N                 N pattern bytes with Content-Length
   /big-no-length?bytes=N       N pattern bytes, no Content-Length, end marked by closing the connection
   /cut?bytes=N&after=M         Content-Length N, then M pattern bytes, then the connection is closed
-  /gzip[?name=F]               DIR/F (default image.png) compressed, with Content-Encoding: gzip
+  /gzip[?name=F|?bytes=N]      DIR/F (default image.png), or N pattern bytes, compressed, with Content-Encoding: gzip
   /echo-headers                JSON object of the request's headers (names lower-cased)
   /count                       JSON {"requests": {path: n}, "connections": n} since start or the last reset;
                                requests to /count* are not counted, nor are connections that only made them
@@ -55,6 +55,9 @@ def pattern(count):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle on, the body waits for the client's delayed ACK
+    # (40 ms per request on Linux), which would make every keep-alive request look slow.
+    disable_nagle_algorithm = True
     server_version = "imagepipe-test"
     sys_version = ""
     root = "."
@@ -92,10 +95,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return handle.read()
 
     def redirect(self, location):
+        # With a body, as real servers send, so a test sees whether a client wrongly delivers it.
+        body = b"<a href='%s'>moved</a>" % location.encode()
         self.send_response(302)
         self.send_header("Location", location)
-        self.send_header("Content-Length", "0")
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        self.wfile.write(body)
 
     def close_after(self):
         """Marks the connection to close once this response is done."""
@@ -185,7 +192,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(pattern(number("after")))
             self.wfile.flush()
         elif path == "/gzip":
-            body = self.read_file(query.get("name", "image.png"))
+            body = pattern(number("bytes")) if "bytes" in query else self.read_file(query.get("name", "image.png"))
             if body is None:
                 return self.send_body(b"no such file", "text/plain", 404)
             self.send_body(gzip.compress(body), "image/png", extra=[("Content-Encoding", "gzip")])
