@@ -37,6 +37,7 @@ public struct LoadHooks: Sendable {
 /// A response rejected for its status code.
 public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
     public let statusCode: Int
+    public init(statusCode: Int) { self.statusCode = statusCode }
     public var description: String { "HTTP status \(statusCode)" }
     var pluginStatus: PluginStatus { statusCode == 404 || statusCode == 410 ? .notFound : .io }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 /// A real HTTP server on 127.0.0.1 for loader tests: runs Tests/Support/http_test_server.py in a child process.
 ///
@@ -15,9 +14,9 @@ import TestSupport
 ///
 /// `@unchecked Sendable`: the stored properties are set in `init` and only read afterwards, except the
 /// process and pipe, which `stop()` handles under a lock.
-final class TestHTTPServer: @unchecked Sendable {
-    let port: Int
-    let root: String
+public final class TestHTTPServer: @unchecked Sendable {
+    public let port: Int
+    public let root: String
     /// "http", or "https" when started with a certificate.
     let scheme: String
     private let process: Process
@@ -26,14 +25,14 @@ final class TestHTTPServer: @unchecked Sendable {
     private var stopped = false
 
     /// The script, found from the repository root (IMAGEPIPE_HTTP_TEST_SERVER overrides).
-    static var scriptPath: String {
+    public static var scriptPath: String {
         ProcessInfo.processInfo.environment["IMAGEPIPE_HTTP_TEST_SERVER"]
             ?? TestPaths.repositoryRoot + "/Tests/Support/http_test_server.py"
     }
 
     /// Starts the server and waits until it listens. Throws when python3 is missing or the script fails.
     /// With `tls` (PEM certificate and key files) it serves HTTPS.
-    init(root: String, tls: (certificate: String, key: String)? = nil) throws {
+    public init(root: String, tls: (certificate: String, key: String)? = nil) throws {
         self.root = root
         scheme = tls == nil ? "http" : "https"
         process = Process()
@@ -65,17 +64,17 @@ final class TestHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// "http://127.0.0.1:<port>" + path (path starts with "/"); "https://…" for a TLS server.
-    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     /// Requests seen for `path` (without the query) since start or the last `resetCounts()`.
-    func requestCount(_ path: String) throws -> Int { try counts().requests[path] ?? 0 }
+    public func requestCount(_ path: String) throws -> Int { try counts().requests[path] ?? 0 }
 
     /// TCP connections that made at least one counted request.
-    func connectionCount() throws -> Int { try counts().connections }
+    public func connectionCount() throws -> Int { try counts().connections }
 
-    func resetCounts() throws { _ = try get("/count/reset") }
+    public func resetCounts() throws { _ = try get("/count/reset") }
 
-    func counts() throws -> (requests: [String: Int], connections: Int) {
+    public func counts() throws -> (requests: [String: Int], connections: Int) {
         let body = try get("/count")
         guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
               let requests = object["requests"] as? [String: Int], let connections = object["connections"] as? Int else {
@@ -85,7 +84,7 @@ final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// Request headers the server received on /echo-headers, names lower-cased.
-    func echoedHeaders(_ body: [UInt8]) throws -> [String: String] {
+    public func echoedHeaders(_ body: [UInt8]) throws -> [String: String] {
         guard let headers = try JSONSerialization.jsonObject(with: Data(body)) as? [String: String] else {
             throw TestSupportError("unexpected /echo-headers answer: \(String(decoding: body, as: UTF8.self))")
         }
@@ -93,7 +92,7 @@ final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// Closes the server's stdin (it exits at once) and reaps it; SIGTERM if it has not gone within 2 s.
-    func stop() {
+    public func stop() {
         lock.lock()
         defer { lock.unlock() }
         guard !stopped else { return }

@@ -1,0 +1,150 @@
+import Foundation
+import PipelineHost
+import Testing
+import TestSupport
+
+/// The image manager against a real HTTP server on 127.0.0.1: coalescing, cancellation, caches, failed URLs,
+/// limits, progress and the CLI's disk cache.
+@Suite(.serialized) struct PipelineHTTPTests {
+    let folder: String
+    let server: TestHTTPServer
+    let host: PluginHost
+
+    init() throws {
+        folder = try TestPaths.temporaryDirectory()
+        host = try PluginSandbox.host(loading: ["libHTTPLoader.so", "libPNGCoder.so", "libFileLoader.so"])
+        // A 64x48 gradient PNG made by the project's own encoder.
+        var pixels: [UInt8] = []
+        for y in 0..<48 { for x in 0..<64 { pixels += [UInt8(x * 4), UInt8(y * 5), 128, 255] } }
+        let png = try host.coders.encode(try Image(width: 64, height: 48, bytes: pixels), format: "png")
+        try Data(png).write(to: URL(fileURLWithPath: folder + "/image.png"))
+        server = try TestHTTPServer(root: folder)
+    }
+
+    private func manager(dataCache: (any DataCaching)? = nil, memory: Bool = false,
+                         keyFilter: @escaping @Sendable (String) -> String = { $0 }) -> ImageManager {
+        ImageManager(host: host, configuration: ImagePipelineConfiguration(
+            memoryCache: memory ? MemoryCache() : nil, dataCache: dataCache, keyFilter: keyFilter))
+    }
+
+    @Test func hundredConcurrentRequestsShareOneFetch() async throws {
+        let manager = manager()
+        let url = server.url("/chunked?name=image.png")
+        try await withThrowingTaskGroup(of: Image.self) { group in
+            for i in 0..<100 {
+                // Different sizes share the fetch; each gets its own result.
+                let size = PixelSize(width: 8 + i % 4, height: 0)
+                group.addTask { try await manager.image(for: ImageRequest(url: url, options: DecodeOptions(thumbnailSize: size))) }
+            }
+            var widths = Set<Int>()
+            for try await image in group { widths.insert(image.width) }
+            #expect(widths == [8, 9, 10, 11])
+        }
+        #expect(try server.requestCount("/chunked") == 1)
+    }
+
+    @Test func cancellingSomeWaitersKeepsTheFetchAndCancellingAllStopsIt() async throws {
+        let manager = manager()
+        let url = server.url("/slow?bytes=20000&delay=50&chunk=1000")  // about one second
+        let tasks = (0..<100).map { _ in Task { try await manager.data(for: ImageRequest(url: url)) } }
+        try await Task.sleep(nanoseconds: 150_000_000)
+        for task in tasks.dropFirst() { task.cancel() }
+        for task in tasks.dropFirst() {
+            await #expect(throws: PipelineError.cancelled) { _ = try await task.value }
+        }
+        let survivor = try await tasks[0].value
+        #expect(survivor.count == 20000)
+        #expect(try server.requestCount("/slow") == 1)
+
+        // All waiters cancel: the fetch stops, and the next request starts a new one.
+        let started = Date()
+        let doomed = (0..<5).map { _ in Task { try await manager.data(for: ImageRequest(url: url)) } }
+        try await Task.sleep(nanoseconds: 150_000_000)
+        doomed.forEach { $0.cancel() }
+        for task in doomed { _ = try? await task.value }
+        #expect(Date().timeIntervalSince(started) < 0.9, "cancellation returned promptly")
+        _ = try await manager.data(for: ImageRequest(url: server.url("/slow?bytes=100&delay=1")))
+        #expect(try server.requestCount("/slow") == 3)
+    }
+
+    @Test func twoThumbnailSizesOfOneURLDownloadOnce() async throws {
+        let cache = try DiskCache(directory: try TestPaths.temporaryDirectory())
+        let manager = manager(dataCache: cache)
+        let url = server.url("/image.png")
+        let small = try await manager.image(for: ImageRequest(url: url, options: DecodeOptions(thumbnailSize: PixelSize(width: 16, height: 16))))
+        let large = try await manager.image(for: ImageRequest(url: url, options: DecodeOptions(thumbnailSize: PixelSize(width: 32, height: 32))))
+        #expect(small.width == 16 && large.width == 32)
+        #expect(try server.requestCount("/image.png") == 1)
+        // The same thumbnail again comes from the result cache, not even from the original.
+        let again = try await manager.image(for: ImageRequest(url: url, options: DecodeOptions(thumbnailSize: PixelSize(width: 16, height: 16))))
+        #expect(again.bytes == small.bytes)
+        // refresh loads again; cache-only never loads.
+        _ = try await manager.image(for: ImageRequest(url: url, fetchPolicy: .refresh))
+        #expect(try server.requestCount("/image.png") == 2)
+        await #expect(throws: PipelineError.notInCache(url: server.url("/other.png"))) {
+            _ = try await manager.image(for: ImageRequest(url: server.url("/other.png"), fetchPolicy: .returnCacheDontLoad))
+        }
+    }
+
+    @Test func keyFilterLetsSignedURLsShareACacheEntry() async throws {
+        let cache = try DiskCache(directory: try TestPaths.temporaryDirectory())
+        let manager = manager(dataCache: cache, keyFilter: { $0.components(separatedBy: "?").first ?? $0 })
+        _ = try await manager.image(for: ImageRequest(url: server.url("/image.png?token=1")))
+        _ = try await manager.image(for: ImageRequest(url: server.url("/image.png?token=2")))
+        #expect(try server.requestCount("/image.png") == 1)
+    }
+
+    @Test func failedURLsAreNotFetchedAgainUntilRetry() async throws {
+        let manager = manager()
+        let url = server.url("/status/404")
+        for _ in 0..<3 {
+            await #expect { _ = try await manager.image(for: ImageRequest(url: url)) } throws: { error in
+                (error as? PipelineError)?.status == .notFound
+            }
+        }
+        #expect(try server.requestCount("/status/404") == 1)
+        await #expect(throws: PipelineError.self) { _ = try await manager.image(for: ImageRequest(url: url, retryFailed: true)) }
+        #expect(try server.requestCount("/status/404") == 2)
+        // A 500 is not permanent: it is fetched again.
+        let flaky = server.url("/status/500")
+        for _ in 0..<2 { await #expect(throws: PipelineError.self) { _ = try await manager.image(for: ImageRequest(url: flaky)) } }
+        #expect(try server.requestCount("/status/500") == 2)
+    }
+
+    @Test func responseValidatorRejectsWrongContentTypes() async throws {
+        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, responseValidator: { response in
+            try LoadHooks.acceptSuccess(response)
+            guard response.contentType?.hasPrefix("image/") == true else { throw HTTPStatusError(statusCode: 415) }
+        }))
+        await #expect(throws: PipelineError.self) { _ = try await manager.image(for: ImageRequest(url: server.url("/wrong-type"))) }
+        _ = try await manager.image(for: ImageRequest(url: server.url("/image.png")))
+    }
+
+    @Test func maxBodyIsEnforcedByHeaderAndByStream() async throws {
+        let manager = manager()
+        for path in ["/big?bytes=5000000", "/big-no-length?bytes=5000000"] {
+            await #expect { _ = try await manager.data(for: ImageRequest(url: server.url(path), loadOptions: LoadOptions(maxBytes: 100_000))) }
+                throws: { error in (error as? PipelineError)?.status == .limitExceeded }
+        }
+    }
+
+    @Test func progressIsMonotonicAndEndsAtTheTotal() async throws {
+        let manager = manager()
+        var received: [Int] = []
+        var expected: Int?
+        var final: Image?
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: folder + "/image.png")[.size] as? Int)
+        for try await event in manager.events(for: ImageRequest(url: server.url("/chunked?name=image.png"))) {
+            switch event {
+            case .progress(let r, let e): received.append(r); expected = e
+            case .preview: break
+            case .image(let image): final = image
+            }
+        }
+        #expect(final?.width == 64)
+        #expect(!received.isEmpty)
+        #expect(received == received.sorted())
+        #expect(received.last == size)
+        #expect(expected == nil || expected == size)
+    }
+}
