@@ -148,3 +148,56 @@ import TestSupport
         #expect(expected == nil || expected == size)
     }
 }
+
+/// Progressive previews and the CLI's disk cache, end to end.
+@Suite(.serialized) struct PipelineProgressiveTests {
+    @Test func progressiveJPEGGivesPreviewsBeforeTheFinalImage() async throws {
+        guard CommandLine.hasTool("cjpeg"), CommandLine.hasTool("convert") else { print("skipped: cjpeg or convert missing"); return }
+        let folder = try TestPaths.temporaryDirectory()
+        guard try CommandLine.shell("convert -size 640x480 -seed 5 plasma:fractal \(folder)/p.ppm && cjpeg -progressive -quality 90 \(folder)/p.ppm > \(folder)/p.jpg").status == 0 else {
+            Issue.record("could not make a progressive JPEG"); return
+        }
+        let server = try TestHTTPServer(root: folder)
+        let host = try PluginSandbox.host(loading: ["libHTTPLoader.so", "libJPEGCoder.so"])
+        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let size = PixelSize(width: 160, height: 0)
+        var previews: [Image] = []
+        var final: Image?
+        let request = ImageRequest(url: server.url("/slowfile?name=p.jpg&delay=20&chunk=4096"), options: DecodeOptions(thumbnailSize: size))
+        for try await event in manager.events(for: request) {
+            switch event {
+            case .preview(let image): previews.append(image)
+            case .image(let image): final = image
+            case .progress: break
+            }
+        }
+        let image = try #require(final)
+        #expect(image.width == 160 && image.height == 120)
+        #expect(!previews.isEmpty, "a progressive JPEG arriving over a second must yield previews")
+        #expect(previews.allSatisfy { $0.width == 160 && $0.height == 120 }, "previews are finished at the requested size")
+        let direct = try host.coders.decode(data: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/p.jpg"))),
+                                            options: DecodeOptions(thumbnailSize: size))
+        #expect(direct.bytes == image.bytes, "previews never replace the final decode")
+    }
+
+    @Test func aSecondCLIRunIsServedFromTheDiskCache() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        let host = try PluginSandbox.host(loading: ["libPNGCoder.so"])
+        let png = try host.coders.encode(try Image(width: 40, height: 30, bytes: [UInt8](repeating: 90, count: 40 * 30 * 4)), format: "png")
+        try Data(png).write(to: URL(fileURLWithPath: folder + "/image.png"))
+        let server = try TestHTTPServer(root: folder)
+        let cache = folder + "/cache"
+        for size in ["20x20", "20x20", "10x10"] {
+            let run = try CommandLine.run(TestPaths.imagepipeBinary, ["render", server.url("/image.png"), "--size", size,
+                                                                       "--cache-dir", cache, "-o", folder + "/out.png"])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(try server.requestCount("/image.png") == 1, "the second and third runs read the disk cache")
+        let uncached = try CommandLine.run(TestPaths.imagepipeBinary, ["render", server.url("/image.png"), "--no-cache", "-o", folder + "/out.png"])
+        #expect(uncached.status == 0)
+        #expect(try server.requestCount("/image.png") == 2)
+        let stats = try CommandLine.run(TestPaths.imagepipeBinary, ["cache", "stats", "--json", "--cache-dir", cache])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(json["entryCount"] as? Int == 3, "the original and two thumbnails")
+    }
+}

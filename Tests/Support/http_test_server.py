@@ -13,6 +13,7 @@ Generated bodies ("pattern bytes") are byte i = i % 251, so a test can rebuild t
 Endpoints (GET):
   /<name>                      the file DIR/<name> (e.g. /image.png), Content-Type from the extension
   /slow?bytes=N&delay=MS[&chunk=C]  N pattern bytes with Content-Length, C bytes (default 1024) every MS ms
+  /slowfile?name=F&delay=MS[&chunk=C]  DIR/F with Content-Length, C bytes (default 1024) every MS ms
   /chunked[?name=F]            DIR/F (default image.png) with Transfer-Encoding: chunked, in 1000-byte chunks
   /status/<code>               that status with a short text body ("status <code>"; none for 204 and 304)
   /redirect?n=N                302 chain of N hops to /image.png (relative Location headers, small HTML bodies)
@@ -144,6 +145,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.flush()
             for start in range(0, size, max(chunk, 1)):
+                time.sleep(delay / 1000.0)
+                self.wfile.write(body[start:start + chunk])
+                self.wfile.flush()
+        elif path == "/slowfile":
+            body = self.read_file(query.get("name", "image.png"))
+            if body is None:
+                return self.send_body(b"no such file", "text/plain", 404)
+            delay, chunk = number("delay"), number("chunk", 1024)
+            self.send_response(200)
+            self.send_header("Content-Type", mimetypes.guess_type(query.get("name", "image.png"))[0] or "application/octet-stream")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.flush()
+            for start in range(0, len(body), max(chunk, 1)):
                 time.sleep(delay / 1000.0)
                 self.wfile.write(body[start:start + chunk])
                 self.wfile.flush()
