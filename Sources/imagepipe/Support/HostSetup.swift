@@ -28,13 +28,15 @@ enum HostSetup {
 
     /// Files missing from the registry cache are inspected by a child `imagepipe __scan`, so a plugin that crashes
     /// while being opened is listed as refused instead of taking the command down. IMAGEPIPE_SCAN_TIMEOUT (seconds,
-    /// default 10) is how long one file may take.
+    /// default 10) is how long one file may take; IMAGEPIPE_SCAN_IN_PROCESS=1 inspects in this process instead
+    /// (debugging a plugin under a debugger, measuring).
     static func host(_ arguments: Arguments) -> PluginHost {
         let searchPath = PluginSearchPath.standard(
             flags: arguments.all("plugin-dir"),
             executablePath: arguments.flag("no-default-plugins") ? nil : PluginSearchPath.currentExecutablePath())
         let timeout = getenv("IMAGEPIPE_SCAN_TIMEOUT").flatMap { Double(String(cString: $0)) }.map { max(0.1, $0) } ?? 10
-        let scanner = PluginSearchPath.currentExecutablePath().map { PluginScanner(executable: $0, timeout: timeout) }
+        let inProcess = getenv("IMAGEPIPE_SCAN_IN_PROCESS").map { String(cString: $0) == "1" } ?? false
+        let scanner = inProcess ? nil : PluginSearchPath.currentExecutablePath().map { PluginScanner(executable: $0, timeout: timeout) }
         return PluginHost(registry: PluginRegistry.scan(searchPath, scanner: scanner))
     }
 
