@@ -30,6 +30,15 @@ struct TestPlan {
         timeout ?? definition.timeout(strictness)
     }
 
+    /// Without a description, only checks that can still say something run: the file checks always; the ABI
+    /// negotiation and descriptor checks too when loading failed cleanly (init refused, a broken table), not when it
+    /// crashed or hung (they would only do the same again).
+    private func explainsALoadFailure(_ id: String, _ load: CheckOutcome) -> Bool {
+        if id.hasPrefix("file.") { return true }
+        guard load.result.status == .failed else { return false }
+        return id.hasPrefix("abi.negotiate.") || id == "descriptors.sanity"
+    }
+
     func loadTask() -> CheckTask {
         CheckTask(definition: LoadChecks.dlopen, component: nil, componentID: nil, arguments: common,
                   timeout: timeout(for: LoadChecks.dlopen), tolerateCrash: false)
@@ -50,17 +59,21 @@ struct TestPlan {
             samples.choose(for: coder, strictness: 1).samples.first.map { "\(index):\($0)" }
         }
         for definition in CheckCatalog.all where definition.id != LoadChecks.dlopen.id && includes(definition.id) {
-            let loadBroke = load.result.status == .crashed || load.result.status == .timedOut
             switch definition.scope {
-            case .plugin where loadBroke && !definition.id.hasPrefix("file."):
-                skip(definition, nil, "not run: loading the plugin \(load.result.status == .crashed ? "crashed" : "hung") (see load.dlopen)")
+            case .plugin where description == nil && !explainsALoadFailure(definition.id, load):
+                let how = ["crashed": "crashed while loading", "timed-out": "hung while loading"][load.result.status.rawValue] ?? "did not load"
+                skip(definition, nil, "not run: the plugin \(how) (see load.dlopen)")
             case .plugin:
                 tasks.append(CheckTask(definition: definition, component: nil, componentID: nil,
                                        arguments: common + pluginSamples.flatMap { ["--sample", $0] },
                                        timeout: timeout(for: definition), tolerateCrash: false))
             case .coder, .loader, .cache:
                 guard let description else {
-                    skip(definition, nil, "not run: the plugin did not load (see load.dlopen)")
+                    if !skipped.contains(where: { $0.id == "components" }) {
+                        skipped.append(CheckOutcome(id: "components", title: "coder, loader and cache checks", component: nil,
+                                                    result: CheckResult(status: .skipped, message: "not run: the plugin did not load (see load.dlopen)"),
+                                                    seconds: 0))
+                    }
                     continue
                 }
                 let ids: [String]

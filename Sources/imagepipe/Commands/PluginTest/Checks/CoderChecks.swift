@@ -109,6 +109,7 @@ enum CoderChecks {
         for rejected in set.rejected { context.warn("sample \(rejected)") }
         guard !set.usable.isEmpty else { throw context.skip("no usable sample of \(coder.info.format)") }
         var decoded = 0
+        var alphaNotes: [String] = []
         for sample in set.usable {
             let outcome = coder.decode(sample.bytes, label: "decode \(sample.name) at full size")
             context.fail(outcome.problems, sample.name)
@@ -123,10 +124,11 @@ enum CoderChecks {
             if image.index != 0 { context.warn("\(sample.name): the first image has index \(image.index), not 0") }
             context.fail(image.valueProblems(), sample.name)
             if sample.info.has_alpha == 0 && image.alphaMode != IP_ALPHA_NONE {
-                context.note("\(sample.name): probe says no alpha, the image is \(image.summary)")
+                alphaNotes.append("\(sample.name): probe says no alpha, yet the image is \(image.summary) (IP_ALPHA_NONE lets the host skip alpha work)")
             }
         }
         context.note("\(decoded) of \(set.usable.count) sample(s) decoded\(set.synthetic ? " (its own encoding of a synthetic image)" : "")")
+        alphaNotes.forEach(context.note)
     }
 
     /// The same input twice gives the same pixels (no uninitialised memory, no hidden state between calls).

@@ -48,6 +48,17 @@ enum Samples {
                 set.rejected.append("encoding a synthetic image for a sample failed: \(encoded.statusText)")
             }
         }
+        // An animated coder that encodes also gets its own 3-frame animation, so the frame checks have frames.
+        if set.synthetic && coder.info.has(IP_CODER_ANIMATED) {
+            let encoded = SyntheticImage.encodeAnimation(coder, label: "encode a 3-frame synthetic animation")
+            if encoded.ok, let bytes = encoded.value {
+                let probed = coder.probe(bytes, label: "probe the synthetic animation")
+                if probed.ok, let info = probed.value {
+                    set.usable.append(Sample(name: "synthetic-animation.\(coder.info.extensions.first ?? coder.info.format)",
+                                             bytes: bytes, info: info))
+                }
+            }
+        }
         return set
     }
 

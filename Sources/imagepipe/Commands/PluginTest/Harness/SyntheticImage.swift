@@ -56,6 +56,20 @@ enum SyntheticImage {
         return coder.encode(frames, quality: 100, label: label + " (lossy)")
     }
 
+    /// Encodes a 3-frame animation (the synthetic image shifted by 20 pixels per frame, 100 ms each).
+    static func encodeAnimation(_ coder: CoderUnderTest, label: String) -> CoderUnderTest.Outcome<[UInt8]> {
+        let base = rgba8(opaque: true)
+        let frames = (0..<3).map { frame -> (image: ip_image, pixels: [UInt8]) in
+            var image = self.image(alpha: IP_ALPHA_NONE)
+            image.duration_ms = 100
+            image.index = UInt32(frame)
+            var pixels = base
+            for index in Swift.stride(from: 0, to: pixels.count, by: 4) { pixels[index] = pixels[index] &+ UInt8(frame * 80) }
+            return (image, pixels)
+        }
+        return coder.encode(frames, quality: 100, label: label)
+    }
+
     /// Encode, then decode with the same coder: the decoded image must have the synthetic size.
     static func roundTrip(_ coder: CoderUnderTest, label: String) -> (bytes: [UInt8]?, image: DecodedImage?, problem: String?) {
         let encoded = encode(coder, label: "\(label): encode")
