@@ -36,8 +36,10 @@ run: build
 	$(IMAGEPIPE) coders
 	@scripts/render-samples $(IMAGEPIPE) samples out
 
+# The plugin tester and the C template's checks run first, so that swift test's summary is the closing line.
 test: build
 	$(MAKE) --no-print-directory -C Plugins/TemplateCoder check
+	scripts/test-plugins $(IMAGEPIPE) $(PLUGIN_DIR)
 	$(SWIFT) test -c $(CONFIG)
 
 bench: build

@@ -53,6 +53,9 @@ let package = Package(
     products: [
         .executable(name: "imagepipe", targets: ["imagepipe"]),
         .library(name: "PipelineHost", targets: ["PipelineHost"]),
+        // What an out-of-tree Swift plugin depends on (Templates/SwiftPlugin): the C ABI and the Swift plugin kit.
+        .library(name: "PluginAPI", targets: ["PluginAPI"]),
+        .library(name: "PluginKit", targets: ["PluginKit"]),
     ] + pluginNames.map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
         // The ABI and its helpers.
@@ -61,7 +64,7 @@ let package = Package(
 
         // The host and the CLI.
         .target(name: "PipelineHost", dependencies: ["PluginAPI"], path: "Sources/PipelineHost"),
-        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost"], path: "Sources/imagepipe"),
+        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI"], path: "Sources/imagepipe"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
 
