@@ -81,4 +81,25 @@ import TestSupport
         }
         #expect(pool.statistics.requests == 2 * Self.optionSets.count)
     }
+
+    @Test(arguments: [64 << 20, 0])
+    func largeAndSmallInputsAlternateThroughTheInputArenaOrOneShotMemory(arenaLimit: Int) throws {
+        // Given a 6 MB PNG of noise (larger than the arena's first 1 MiB, so the arena grows; or with no arena at
+        // all, one-shot memfds) and a small one
+        let host = IsolationSupport.host(try PluginSandbox.directory(with: ["libPNGCoder.so"]))
+        let pool = try IsolationSupport.attachPool(to: host, size: 1, inputArenaLimit: arenaLimit)
+        defer { pool.shutdown() }
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(1500 * 1000 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let large = try host.coders.encode(try Image(width: 1500, height: 1000, bytes: noise), format: "png")
+        let small = try Self.png(host)
+        #expect(large.count > 4 << 20)
+        // When they alternate through one worker, then every result is the in-process result
+        for data in [small, large, small, large] {
+            let options = DecodeOptions(thumbnailSize: PixelSize(width: 100, height: 100))
+            let isolated = try host.coders.decode(data: data, options: options, isolation: .isolated)
+            #expect(isolated.bytes == (try host.coders.decode(data: data, options: options, isolation: .inProcess)).bytes)
+        }
+        #expect(pool.statistics.workersStarted == 1)
+    }
 }

@@ -36,10 +36,11 @@ enum IsolationSupport {
 
     /// A pool whose workers serve `host`'s search path, attached to the host's coders manager.
     @discardableResult
-    static func attachPool(to host: PluginHost, size: Int = 2, timeout: Double = 5, memoryLimit: Int = 512 << 20) throws -> WorkerPool {
+    static func attachPool(to host: PluginHost, size: Int = 2, timeout: Double = 5, memoryLimit: Int = 512 << 20,
+                           inputArenaLimit: Int = 64 << 20) throws -> WorkerPool {
         let pool = WorkerPool(configuration: WorkerPool.Configuration(
             executable: try workerExecutable(), pluginDirectories: host.registry.searchPath.entries.map(\.directory),
-            registryCachePath: nil, size: size, memoryLimit: memoryLimit, timeout: timeout))
+            registryCachePath: nil, size: size, memoryLimit: memoryLimit, timeout: timeout, inputArenaLimit: inputArenaLimit))
         host.coders.workerPool = pool
         return pool
     }

@@ -128,6 +128,7 @@ import TestSupport
     @Test func resultsAreAdoptedFromSharedMemoryAndReleased() throws {
         let host = Support.host(try Support.pluginFolder())
         let pool = try Support.attachPool(to: host, size: 1)
+        _ = try host.coders.decode(data: Support.input("ok"), isolation: .isolated)  // the worker's input arena is mapped now
         let before = Support.sharedMemoryMappings()
         var image: Image? = try host.coders.decode(data: Support.input("ok"), isolation: .isolated)
         // The image's pixels are the worker's memfd, mapped (not copied into the heap)
@@ -156,6 +157,8 @@ import TestSupport
         #expect(failures == 24)
         let statistics = pool.statistics
         #expect(statistics.crashes == 20 && statistics.timeouts == 4)
+        // One worker started on demand (requests come one at a time), and each failure replaced its worker once
+        #expect(statistics.workersStarted == 1 + 24)
         pool.shutdown()
         // No worker is left alive or as a zombie; no memfd is open or mapped; no socket or other descriptor leaked
         #expect(Support.lingeringChildren(statistics.workerPIDs) == [])

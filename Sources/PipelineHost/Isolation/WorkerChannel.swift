@@ -141,9 +141,18 @@ struct WorkerChannel {
         }
     }
 
-    /// True when the peer has hung up or sent something unexpected while idle (checked without blocking).
-    var peerIsGoneOrNoisy: Bool {
+    /// What is pending on the socket right now (checked without blocking).
+    enum Pending {
+        case nothing
+        case message
+        /// The peer closed its end or the socket failed.
+        case hangUp
+    }
+
+    var pending: Pending {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) != 0
+        guard poll(&entry, 1, 0) > 0 else { return .nothing }
+        if entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .hangUp }
+        return entry.revents & Int16(POLLIN) != 0 ? .message : .nothing
     }
 }

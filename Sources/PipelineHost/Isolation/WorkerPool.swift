@@ -35,6 +35,9 @@ public final class WorkerPool: Sendable {
         public var startupTimeout: Double
         /// Retire a worker after this many requests (bounds slow leaks in coders); 0 = never. Default 10000.
         public var maxRequestsPerWorker: Int
+        /// Largest input copied into a worker's reusable input arena (its pages stay resident at the high-water
+        /// mark); larger inputs travel in one-shot memfds. 0 = always one-shot. Default 64 MiB.
+        public var inputArenaLimit: Int
         /// Install the seccomp filter in workers (see `SeccompFilter`). Default true.
         public var seccomp: Bool
         /// Let workers write to the host's standard error (coder warnings, panics). Default false: a crashing
@@ -44,7 +47,8 @@ public final class WorkerPool: Sendable {
         public init(executable: String, arguments: [String] = [WorkerServer.subcommand], pluginDirectories: [String],
                     registryCachePath: String? = PluginRegistry.defaultCachePath, size: Int = WorkerPool.defaultSize,
                     memoryLimit: Int = 2 << 30, timeout: Double = 30, cpuSecondsPerRequest: Int = 120,
-                    startupTimeout: Double = 10, maxRequestsPerWorker: Int = 10_000, seccomp: Bool = true,
+                    startupTimeout: Double = 10, maxRequestsPerWorker: Int = 10_000, inputArenaLimit: Int = 64 << 20,
+                    seccomp: Bool = true,
                     inheritStandardError: Bool = false) {
             self.executable = executable
             self.arguments = arguments
@@ -56,6 +60,7 @@ public final class WorkerPool: Sendable {
             self.cpuSecondsPerRequest = cpuSecondsPerRequest
             self.startupTimeout = startupTimeout
             self.maxRequestsPerWorker = maxRequestsPerWorker
+            self.inputArenaLimit = inputArenaLimit
             self.seccomp = seccomp
             self.inheritStandardError = inheritStandardError
         }

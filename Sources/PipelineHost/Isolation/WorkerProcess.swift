@@ -13,6 +13,8 @@ final class WorkerProcess: @unchecked Sendable {
     private var isReady = false
     private var reaped = false
     private var nextRequestID: UInt64 = 1
+    private var arena: InputArena?
+    private let arenaLimit: Int
     private(set) var requestsServed = 0
 
     /// Why a worker can no longer be used; it has been killed (if needed) and reaped.
@@ -29,8 +31,9 @@ final class WorkerProcess: @unchecked Sendable {
         case failedToStart(String)
     }
 
-    private init(pid: pid_t, socket: Int32) {
+    private init(pid: pid_t, socket: Int32, arenaLimit: Int) {
         self.pid = pid
+        self.arenaLimit = arenaLimit
         channel = WorkerChannel(fd: socket)
     }
 
@@ -57,30 +60,26 @@ final class WorkerProcess: @unchecked Sendable {
             let pid = try WorkerSpawner.shared.spawn(WorkerSpawner.Job(
                 executable: configuration.executable, arguments: arguments, socket: fds[1],
                 inheritStandardError: configuration.inheritStandardError))
-            return WorkerProcess(pid: pid, socket: fds[0])
+            return WorkerProcess(pid: pid, socket: fds[0], arenaLimit: configuration.inputArenaLimit)
         } catch {
             LinuxSystem.closeDescriptor(fds[0])
             throw PipelineError.invalidArgument("\(error)")
         }
     }
 
-    /// Sends one request with its input in a fresh memfd and waits for the reply until `deadline`.
+    /// Sends one request with its input in shared memory and waits for the reply until `deadline`.
     /// Throws `End` when the worker is finished (already reaped), or a `PipelineError` when the host itself
     /// failed (the worker is still usable).
     func perform(_ kind: WorkerMessage.Kind, job: WorkerJob, input: UnsafeRawBufferPointer, deadline: Double,
                  startupTimeout: Double, isCancelled: () -> Bool) throws -> WorkerMessage {
         if !isReady { try awaitReady(timeout: startupTimeout, isCancelled: isCancelled) }
-        let memory: Int32
-        do {
-            memory = try SharedMemory.makeInput(input)
-        } catch {
-            throw PipelineError.outOfMemory(bytes: input.count)
-        }
+        var job = job
+        let (descriptor, closeAfterSend) = try place(input, in: &job)
         let id = nextRequestID
         nextRequestID += 1
         do {
-            defer { LinuxSystem.closeDescriptor(memory) }
-            try channel.send(try WorkerMessage(kind: kind, requestID: id, json: job, descriptor: memory))
+            defer { if closeAfterSend { LinuxSystem.closeDescriptor(descriptor) } else { arena?.closeDescriptor() } }
+            try channel.send(try WorkerMessage(kind: kind, requestID: id, json: job, descriptor: descriptor))
         } catch {
             throw End.died(status: collectExit())
         }
@@ -92,6 +91,28 @@ final class WorkerProcess: @unchecked Sendable {
         }
         requestsServed += 1
         return reply
+    }
+
+    /// Copies the input into the worker's arena (made or grown as needed), or into a one-shot memfd when it is
+    /// larger than the arena may grow. Returns the descriptor to attach (-1: none) and whether to close it after.
+    private func place(_ input: UnsafeRawBufferPointer, in job: inout WorkerJob) throws -> (Int32, Bool) {
+        do {
+            guard input.count <= arenaLimit else {
+                job.arena = nil
+                return (try SharedMemory.makeInput(input), true)
+            }
+            if arena == nil || arena!.capacity < input.count {
+                arena = nil
+                arena = try InputArena(capacity: InputArena.capacity(for: input.count, limit: arenaLimit),
+                                       generation: Int(nextRequestID))
+            }
+            let arena = arena!
+            if let base = input.baseAddress, input.count > 0 { arena.pointer.copyMemory(from: base, byteCount: input.count) }
+            job.arena = arena.generation
+            return (arena.descriptor, false)
+        } catch {
+            throw PipelineError.outOfMemory(bytes: input.count)
+        }
     }
 
     private func awaitReady(timeout: Double, isCancelled: () -> Bool) throws {
@@ -135,8 +156,16 @@ final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    /// True when the worker hung up (or spoke out of turn) while idle: it must not be given a request.
-    var isGone: Bool { reaped || channel.peerIsGoneOrNoisy }
+    /// True when the worker hung up (or, once ready, spoke out of turn) while idle: it must not get a request.
+    /// Before its first request a pending message is its `ready`, read by that request.
+    var isGone: Bool {
+        if reaped { return true }
+        switch channel.pending {
+        case .nothing: return false
+        case .hangUp: return true
+        case .message: return isReady
+        }
+    }
 
     /// Kills (SIGKILL) and reaps the worker if that has not happened yet. Returns the waitpid status.
     @discardableResult

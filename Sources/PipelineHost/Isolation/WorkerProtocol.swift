@@ -10,7 +10,8 @@ import Glibc
 /// Header, little-endian: magic "IPW1", kind, request id (echoed by the reply), body length, reserved (0).
 /// Bodies are small (options, a header, an error), so JSON costs microseconds; pixels never travel in a body.
 ///
-/// host → worker: `decode` and `probe` (`WorkerJob` + the input memfd).
+/// host → worker: `decode` and `probe` (`WorkerJob`; the input is in the worker's reusable input arena, whose memfd
+/// travels once, or in a one-shot memfd).
 /// worker → host: `ready` once at start (`WorkerReady`), then per request `image` (`WorkerImageHeader` + the sealed
 /// output memfd), `info` (`ImageInfo`) or `failure` (`WorkerFailure`).
 struct WorkerMessage {
@@ -101,6 +102,9 @@ struct WorkerJob: Codable {
     var coderID: String
     var options: DecodeOptions
     var inputSize: Int
+    /// Where the input is: in the worker's input arena of this generation (the attached descriptor, if any, is a
+    /// new arena), or, when nil, in the attached one-shot memfd.
+    var arena: Int?
     /// CPU seconds the worker may spend on this request (RLIMIT_CPU backstop behind the host's wall-clock deadline).
     var cpuSeconds: Int
 }

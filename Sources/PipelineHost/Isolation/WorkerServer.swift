@@ -85,10 +85,38 @@ public enum WorkerServer {
     }
 
     /// Serves one request at a time.
-    struct Server {
+    final class Server {
         let channel: WorkerChannel
         let manager: CodersManager
         let coders: [String: PluginCoder]
+        /// The host's input arena, mapped read-only, and its generation.
+        private var arena: MappedRegion?
+        private var arenaGeneration: Int?
+
+        init(channel: WorkerChannel, manager: CodersManager, coders: [String: PluginCoder]) {
+            self.channel = channel
+            self.manager = manager
+            self.coders = coders
+        }
+
+        /// The request's input bytes, and a mapping to release afterwards (one-shot inputs only).
+        private func input(for job: WorkerJob, descriptor: Int32) throws -> (UnsafeRawBufferPointer, MappedRegion?) {
+            guard let generation = job.arena else {
+                guard descriptor >= 0 else { throw WorkerProtocolError("request without input") }
+                let region = try SharedMemory.mapInput(descriptor, size: job.inputSize)
+                return (region.bytes, region)
+            }
+            if descriptor >= 0 {
+                arena?.unmap()
+                arena = nil
+                arena = try SharedMemory.mapInput(descriptor)
+                arenaGeneration = generation
+            }
+            guard let arena, arenaGeneration == generation, job.inputSize <= arena.length else {
+                throw WorkerProtocolError("input arena \(generation) is not the one this worker holds")
+            }
+            return (UnsafeRawBufferPointer(rebasing: arena.bytes[0..<job.inputSize]), nil)
+        }
 
         func serve(_ message: WorkerMessage) {
             let input = message.descriptor
@@ -99,20 +127,19 @@ public enum WorkerServer {
                     throw WorkerProtocolError("unexpected \(message.kind) request")
                 }
                 let job = try message.decodeBody(WorkerJob.self)
-                guard input >= 0 else { throw WorkerProtocolError("request without input") }
-                let region = try SharedMemory.mapInput(input, size: job.inputSize)
-                defer { region.unmap() }
+                let (bytes, oneShot) = try self.input(for: job, descriptor: input)
+                defer { oneShot?.unmap() }
                 guard let coder = coders[job.coderID] else {
                     throw PipelineError.invalidArgument("the worker has no coder \(job.coderID) on its plugin search path")
                 }
                 Sandbox.limitCPU(seconds: job.cpuSeconds)
                 errno = 0
                 if message.kind == .probe {
-                    let info = try coder.probe(region.bytes, options: job.options)
+                    let info = try coder.probe(bytes, options: job.options)
                     reply = try WorkerMessage(kind: .info, requestID: message.requestID, json: info)
                 } else {
                     let context = CallContext(limits: job.options.limits)
-                    let raw = try coder.decodeRaw(region.bytes, options: job.options, context: context)
+                    let raw = try coder.decodeRaw(bytes, options: job.options, context: context)
                     let image = try manager.finish(raw, coder: coder, options: job.options)
                     let header = WorkerImageHeader(image)
                     let output = try image.withUnsafeRows { rows in

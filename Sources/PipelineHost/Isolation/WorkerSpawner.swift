@@ -11,8 +11,9 @@ import Glibc
 /// Children get: the socket as descriptor 3, /dev/null on 0, 1 (and 2 unless stderr is inherited), every other
 /// descriptor closed (closefrom; and every descriptor the host opens is close-on-exec anyway), an empty signal
 /// mask, and the host's environment plus SWIFT_BACKTRACE=enable=no (a crash is reported by the host, fast, not
-/// symbolicated for seconds) and MALLOC_ARENA_MAX=2 (glibc's 64 MiB-per-thread arena reservations would
-/// otherwise eat the RLIMIT_AS cap).
+/// symbolicated for seconds), MALLOC_ARENA_MAX=2 (glibc's 64 MiB-per-thread arena reservations would otherwise
+/// eat the RLIMIT_AS cap) and MALLOC_TOP_PAD_=16 MiB (a young worker's heap otherwise shrinks and regrows on every
+/// request: measured +4 ms on a 12 ms SVG render, +0.3 ms with the pad).
 final class WorkerSpawner: @unchecked Sendable {
     static let shared = WorkerSpawner()
 
@@ -116,7 +117,7 @@ final class WorkerSpawner: @unchecked Sendable {
 
     /// The host's environment with the worker's overrides.
     private static func environment() -> [String] {
-        let overrides = ["SWIFT_BACKTRACE": "enable=no", "MALLOC_ARENA_MAX": "2"]
+        let overrides = ["SWIFT_BACKTRACE": "enable=no", "MALLOC_ARENA_MAX": "2", "MALLOC_TOP_PAD_": String(16 << 20)]
         var result: [String] = []
         if let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "environ") {
             var entry = symbol.assumingMemoryBound(to: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self).pointee
