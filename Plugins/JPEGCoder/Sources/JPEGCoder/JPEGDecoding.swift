@@ -17,8 +17,7 @@ enum JPEGDecoding {
         let header = try readHeader(view.data)
         let size = header.displayedSize(orientation: orientation(of: header, view))
         var info = ip_image_info()
-        info.struct_size = target.pointee.struct_size != 0
-            ? target.pointee.struct_size : UInt32(MemoryLayout<ip_image_info>.size)
+        info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
         info.width = UInt32(size.width)
         info.height = UInt32(size.height)
         info.frame_count = 1
@@ -27,16 +26,14 @@ enum JPEGDecoding {
         info.bit_depth = UInt32(header.precision)
         info.has_alpha = 0
         setInfoStrings(&info, format: "jpeg", details: header.details)
-        writeStruct(info, to: target, hostSize: target.pointee.struct_size)
+        ABIStruct.write(info, to: target)
     }
 
     /// Decodes the image, shrunk on load for a thumbnail request (the host finishes the resampling).
     static func decode(_ request: UnsafePointer<ip_decode_request>?, into target: UnsafeMutablePointer<ip_image>?) throws {
         guard let target else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        var image = try decode(view, preview: false)
-        if target.pointee.struct_size != 0 { image.struct_size = target.pointee.struct_size }
-        writeStruct(image, to: target, hostSize: target.pointee.struct_size)
+        ABIStruct.write(try decode(view, preview: false), to: target)
     }
 
     /// The shared path of `decode` and incremental previews. A preview returns the best image the bytes allow or

@@ -39,15 +39,14 @@ enum JPEGIncremental {
         guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
         let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(decoder)).takeUnretainedValue()
         if size == 0 && !isFinal { throw PluginFailure(IP_STATUS_NEED_MORE, "no bytes yet") }
-        var image = try withUnsafePointer(to: &session.options) { options in
+        let image = try withUnsafePointer(to: &session.options) { options in
             var request = ip_decode_request(
                 struct_size: UInt32(MemoryLayout<ip_decode_request>.size), data: data, size: size,
                 options: options, call: call)
             let view = try withUnsafePointer(to: &request) { try DecodeRequestView($0) }
             return try JPEGDecoding.decode(view, preview: !isFinal)
         }
-        if target.pointee.struct_size != 0 { image.struct_size = target.pointee.struct_size }
-        writeStruct(image, to: target, hostSize: target.pointee.struct_size)
+        ABIStruct.write(image, to: target)
     }
 
     static func close(_ decoder: OpaquePointer?) {

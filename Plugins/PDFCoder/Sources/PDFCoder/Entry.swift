@@ -35,32 +35,19 @@ nonisolated(unsafe) private let pdfCoder = StaticStorage.value(ip_coder(
         withStatus(message) {
             guard let info else { throw PluginFailure.internalError("NULL info") }
             let result = try PDFProbe.probe(DecodeRequestView(request))
-            copyVersioned(result, to: info, hostSize: info.pointee.struct_size)
+            ABIStruct.write(result, to: info)
         }
     },
     decode: { request, image, message in
         withStatus(message) {
             guard let image else { throw PluginFailure.internalError("NULL image") }
             let result = try PDFRenderer.decode(DecodeRequestView(request))
-            copyVersioned(result, to: image, hostSize: image.pointee.struct_size)
+            ABIStruct.write(result, to: image)
         }
     },
     frames_open: nil, frames_next: nil, frames_close: nil,
     incremental_open: nil, incremental_update: nil, incremental_close: nil,
     encode: nil))
-
-/// Writes a result struct into the host's, never past the size the host declared (an older host's struct may
-/// be shorter); the host's own `struct_size` is kept. A size of 0 is read as "the same version as ours".
-private func copyVersioned<T>(_ value: T, to target: UnsafeMutablePointer<T>, hostSize: UInt32) {
-    let ours = MemoryLayout<T>.size
-    let count = hostSize == 0 ? ours : min(Int(hostSize), ours)
-    var copy = value
-    withUnsafeMutableBytes(of: &copy) { bytes in
-        // struct_size is the first field of every ABI struct: keep the host's value.
-        if hostSize != 0 { bytes.storeBytes(of: hostSize, as: UInt32.self) }
-        UnsafeMutableRawPointer(target).copyMemory(from: bytes.baseAddress!, byteCount: count)
-    }
-}
 
 nonisolated(unsafe) let pluginEntry = PluginEntry.make(
     id: "org.imagepipe.pdf", name: "PDFCoder", version: "1.0.0",

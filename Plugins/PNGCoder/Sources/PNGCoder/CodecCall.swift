@@ -20,13 +20,3 @@ func codecCall(_ body: (ip_message) -> ip_status) throws {
 let cancellationCheck: pngc_cancel_fn = { context in
     Host.isCancelled(context.map { OpaquePointer($0) }) ? 1 : 0
 }
-
-/// Copies `value` into a host-provided struct, writing no more than the host's `struct_size` says it holds
-/// (a host built for an older minor has a shorter struct). A zero size means the host did not say: write all.
-func writeStruct<T>(_ value: T, to target: UnsafeMutablePointer<T>, hostSize: UInt32) {
-    var copy = value
-    let count = hostSize == 0 ? MemoryLayout<T>.size : min(Int(hostSize), MemoryLayout<T>.size)
-    withUnsafeBytes(of: &copy) { source in
-        UnsafeMutableRawPointer(target).copyMemory(from: source.baseAddress!, byteCount: count)
-    }
-}

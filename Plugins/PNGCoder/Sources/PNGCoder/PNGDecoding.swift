@@ -14,7 +14,6 @@ enum PNGDecoding {
         let header = try readHeader(view.data)
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
-        if target.pointee.struct_size != 0 { info.struct_size = target.pointee.struct_size }
         info.width = header.width
         info.height = header.height
         info.frame_count = 1
@@ -23,7 +22,7 @@ enum PNGDecoding {
         info.bit_depth = UInt32(header.channelBitDepth)
         info.has_alpha = header.hasAlpha ? 1 : 0
         setInfoStrings(&info, format: "png", details: header.details)
-        writeStruct(info, to: target, hostSize: target.pointee.struct_size)
+        ABIStruct.write(info, to: target)
     }
 
     /// Decodes the whole image at full size into a host buffer (the host scales: the coder lacks IP_CODER_SCALES).
@@ -55,8 +54,7 @@ enum PNGDecoding {
         image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
         image.duration_ms = 0
         image.index = 0
-        if target.pointee.struct_size != 0 { image.struct_size = target.pointee.struct_size }
-        writeStruct(image, to: target, hostSize: target.pointee.struct_size)
+        ABIStruct.write(image, to: target)
     }
 
     private static func readHeader(_ data: UnsafeBufferPointer<UInt8>) throws -> pngc_info {
