@@ -25,6 +25,7 @@ enum LinuxSystem {
 
     private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
     private typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+    private typealias Syscall3 = @convention(c) (Int, UInt, UInt, UInt) -> Int
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
     private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
@@ -34,6 +35,7 @@ enum LinuxSystem {
 
     private static let memfdCreateFunction = symbol("memfd_create", as: MemfdCreate.self)
     private static let prctlFunction = symbol("prctl", as: Prctl.self)
+    private static let syscallFunction = symbol("syscall", as: Syscall3.self)
     private static let addCloseFromFunction = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
 
     /// An anonymous shared-memory file (memfd_create), close-on-exec; -1 with errno on failure.
@@ -46,6 +48,12 @@ enum LinuxSystem {
     static func prctl(_ option: Int32, _ a: UInt = 0, _ b: UInt = 0, _ c: UInt = 0, _ d: UInt = 0) -> Int32 {
         guard let function = prctlFunction else { errno = ENOSYS; return -1 }
         return function(option, a, b, c, d)
+    }
+
+    /// A raw system call with three arguments (glibc's `syscall` is variadic in C but reads integer registers only).
+    static func syscall3(_ number: Int, _ a: UInt, _ b: UInt, _ c: UInt) -> Int {
+        guard let function = syscallFunction else { errno = ENOSYS; return -1 }
+        return function(number, a, b, c)
     }
 
     /// Asks posix_spawn to close every descriptor from `lowest` up in the child (glibc 2.34+); false when unavailable.

@@ -44,8 +44,9 @@ enum SeccompFilter {
     /// What `install` put in place, for logs and reports.
     static let summary = "seccomp: no execve/execveat, no non-AF_UNIX sockets, no ptrace/process_vm_writev/bpf/kexec"
 
-    /// Installs the filter on the calling thread and every thread it creates later (the worker calls it on its
-    /// main thread before any coder starts a thread). Requires PR_SET_NO_NEW_PRIVS first. Returns an error text.
+    /// Installs the filter on every thread of the process (seccomp(2) with SECCOMP_FILTER_FLAG_TSYNC; where that is
+    /// refused, prctl on the calling thread, which threads created later inherit — the worker calls this before any
+    /// coder runs). Requires PR_SET_NO_NEW_PRIVS first. Returns an error text.
     static func install() -> String? {
         #if arch(x86_64)
         let auditArchX86_64: UInt32 = 0xC000_003E
@@ -71,10 +72,12 @@ enum SeccompFilter {
             Instruction(code: returnValue, jt: 0, jf: 0, k: fail(EACCES)),
             Instruction(code: returnValue, jt: 0, jf: 0, k: allow),
         ]
+        let seccompSyscall = 317, setModeFilter: UInt = 1, threadSync: UInt = 1
         let status = program.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var fprog = Program(length: UInt16(buffer.count), filter: buffer.baseAddress)
             return withUnsafeMutablePointer(to: &fprog) { pointer in
-                LinuxSystem.prctl(LinuxSystem.PR_SET_SECCOMP, LinuxSystem.SECCOMP_MODE_FILTER, UInt(bitPattern: pointer))
+                if LinuxSystem.syscall3(seccompSyscall, setModeFilter, threadSync, UInt(bitPattern: pointer)) == 0 { return 0 }
+                return LinuxSystem.prctl(LinuxSystem.PR_SET_SECCOMP, LinuxSystem.SECCOMP_MODE_FILTER, UInt(bitPattern: pointer))
             }
         }
         return status == 0 ? nil : "prctl(PR_SET_SECCOMP): \(LinuxSystem.describe(errno))"
