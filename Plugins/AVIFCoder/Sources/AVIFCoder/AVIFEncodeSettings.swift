@@ -19,9 +19,7 @@ struct AVIFEncodeSettings {
 
     init(_ options: UnsafePointer<ip_encode_options>?) {
         guard let options else { return }
-        var copy = ip_encode_options()
-        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
-        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        let copy = ABIStruct.read(options, defaults: ip_encode_options())
         if copy.quality > 0 { quality = Int(min(copy.quality, 100)) }
         if copy.speed > 0 { speed = Int(min(copy.speed, 10)) }
         requestedDepth = Int(copy.bit_depth)

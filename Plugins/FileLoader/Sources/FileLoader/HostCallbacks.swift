@@ -13,7 +13,7 @@ struct HostCallbacks: @unchecked Sendable {
     /// Copies the fields the host's struct_size covers; the rest stay NULL ("not provided").
     init(copying pointer: UnsafePointer<ip_load_callbacks>?) throws {
         guard let pointer else { throw PluginFailure.internalError("start called without callbacks") }
-        table = try copyVersioned(pointer, size: pointer.pointee.struct_size, named: "ip_load_callbacks")
+        table = try ABIStruct.readValidated(pointer, named: "ip_load_callbacks")
         guard table.complete != nil else { throw PluginFailure.internalError("the host's callbacks lack complete()") }
     }
 
@@ -33,18 +33,4 @@ struct HostCallbacks: @unchecked Sendable {
     func complete(_ status: ip_status, _ message: String) {
         message.withCString { table.complete(table.context, status, $0) }
     }
-}
-
-/// Copies a versioned ABI struct: as many bytes as its `struct_size` says (at most our own size), zero after.
-/// A size smaller than the struct's first field or larger than IP_MAX_STRUCT_SIZE means a corrupt table.
-func copyVersioned<T>(_ pointer: UnsafePointer<T>, size: UInt32, named name: String) throws -> T {
-    guard size >= MemoryLayout<UInt32>.size, size <= UInt32(IP_MAX_STRUCT_SIZE) else {
-        throw PluginFailure.internalError("\(name) has an absurd struct_size of \(size)")
-    }
-    let count = min(Int(size), MemoryLayout<T>.size)
-    let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
-    defer { copy.deallocate() }
-    copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
-    copy.copyMemory(from: pointer, byteCount: count)
-    return copy.load(as: T.self)
 }

@@ -116,9 +116,7 @@ enum GIFEncoding {
     /// The options GIF uses, read within the host's struct_size.
     static func readOptions(_ options: UnsafePointer<ip_encode_options>?) -> Settings {
         guard let options else { return Settings() }
-        var copy = ip_encode_options()
-        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
-        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        let copy = ABIStruct.read(options, defaults: ip_encode_options())
         return Settings(loopCount: copy.loop_count, progressive: copy.flags & UInt32(IP_ENCODE_PROGRESSIVE) != 0)
     }
 }

@@ -67,9 +67,7 @@ enum HEIFEncoding {
     /// Reads only what the host's struct_size covers; the rest keeps its zero default.
     static func readOptions(_ options: UnsafePointer<ip_encode_options>?) -> Settings {
         guard let options else { return Settings() }
-        var copy = ip_encode_options()
-        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
-        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        let copy = ABIStruct.read(options, defaults: ip_encode_options())
         return Settings(quality: copy.quality, speed: copy.speed, bitDepth: copy.bit_depth,
                         lossless: copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0)
     }

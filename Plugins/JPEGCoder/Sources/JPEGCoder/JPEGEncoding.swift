@@ -57,9 +57,7 @@ struct EncodeSettings {
 
     init(_ options: UnsafePointer<ip_encode_options>?) throws {
         guard let options else { return }
-        var copy = ip_encode_options()
-        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
-        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        let copy = ABIStruct.read(options, defaults: ip_encode_options())
         if copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0 {
             throw PluginFailure.unsupported("lossless JPEG is not supported (libjpeg-turbo 2.1 has no lossless mode)")
         }

@@ -118,9 +118,7 @@ struct WebPEncodeSettings {
 
     init(_ options: UnsafePointer<ip_encode_options>?) {
         guard let options else { return }
-        var copy = ip_encode_options()
-        let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_encode_options>.size)
-        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
+        let copy = ABIStruct.read(options, defaults: ip_encode_options())
         quality = min(copy.quality, 100)
         speed = min(copy.speed, 10)
         lossless = copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0
