@@ -46,17 +46,8 @@ final class AVIFIncrementalDecoder {
 
     static func open(_ given: UnsafePointer<ip_decode_options>?, into decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
         guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
-        var options = ip_decode_options()
-        options.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
-        if let given {
-            // Copy only what the host's (possibly older) struct contains; the rest keeps its zero default.
-            let count = min(Int(given.pointee.struct_size), MemoryLayout<ip_decode_options>.size)
-            withUnsafeMutableBytes(of: &options) { $0.copyMemory(from: UnsafeRawBufferPointer(start: given, count: count)) }
-        }
-        // Borrowed for the duration of open only; AVIF needs neither.
-        options.source_url = nil
-        options.password = nil
-        let made = try AVIFIncrementalDecoder(options: options)
+        // source_url and password are dropped: borrowed for open only, and AVIF needs neither.
+        let made = try AVIFIncrementalDecoder(options: IncrementalOptions.retain(given))
         decoder.pointee = OpaquePointer(Unmanaged.passRetained(made).toOpaque())
     }
 
@@ -67,15 +58,11 @@ final class AVIFIncrementalDecoder {
         guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
         let state = Unmanaged<AVIFIncrementalDecoder>.fromOpaque(UnsafeRawPointer(decoder)).takeUnretainedValue()
         let bytes = UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)
-        // A copy: `preview` and `finish` read `state.options` while the request points at these options.
-        var options = state.options
-        let image = try withUnsafePointer(to: &options) { options in
-            var request = ip_decode_request(
-                struct_size: UInt32(MemoryLayout<ip_decode_request>.size), data: bytes.baseAddress, size: bytes.count,
-                options: options, call: call)
-            return try withUnsafePointer(to: &request) { request in
-                isFinal ? try state.finish(request) : try state.preview(bytes, view: try DecodeRequestView(request))
-            }
+        // The request points at a copy: `preview` and `finish` read `state.options` meanwhile.
+        let image = try IncrementalOptions.withRequest(
+            state.options, data: bytes.baseAddress, size: bytes.count, call: call
+        ) { request in
+            isFinal ? try state.finish(request) : try state.preview(bytes, view: try DecodeRequestView(request))
         }
         ABIStruct.write(image, to: target)
     }

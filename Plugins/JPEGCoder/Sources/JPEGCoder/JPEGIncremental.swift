@@ -19,17 +19,8 @@ enum JPEGIncremental {
 
     static func open(_ given: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
         guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
-        var options = ip_decode_options()
-        options.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
-        if let given {
-            // Copy only what the host's (possibly older) struct contains; the rest keeps its zero default.
-            let count = min(Int(given.pointee.struct_size), MemoryLayout<ip_decode_options>.size)
-            withUnsafeMutableBytes(of: &options) { $0.copyMemory(from: UnsafeRawBufferPointer(start: given, count: count)) }
-        }
-        // Borrowed for the duration of open only; JPEG needs neither.
-        options.source_url = nil
-        options.password = nil
-        decoder.pointee = OpaquePointer(Unmanaged.passRetained(Session(options)).toOpaque())
+        // source_url and password are dropped: borrowed for open only, and JPEG needs neither.
+        decoder.pointee = OpaquePointer(Unmanaged.passRetained(Session(IncrementalOptions.retain(given))).toOpaque())
     }
 
     static func update(
@@ -39,13 +30,10 @@ enum JPEGIncremental {
         guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
         let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(decoder)).takeUnretainedValue()
         if size == 0 && !isFinal { throw PluginFailure(IP_STATUS_NEED_MORE, "no bytes yet") }
-        let image = try withUnsafePointer(to: &session.options) { options in
-            var request = ip_decode_request(
-                struct_size: UInt32(MemoryLayout<ip_decode_request>.size), data: data, size: size,
-                options: options, call: call)
-            let view = try withUnsafePointer(to: &request) { try DecodeRequestView($0) }
-            return try JPEGDecoding.decode(view, preview: !isFinal)
+        let view = try IncrementalOptions.withRequest(session.options, data: data, size: size, call: call) {
+            try DecodeRequestView($0)
         }
+        let image = try JPEGDecoding.decode(view, preview: !isFinal)
         ABIStruct.write(image, to: target)
     }
 

@@ -34,16 +34,8 @@ final class WebPIncrementalSession {
 
     static func open(_ options: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
         guard let decoder else { throw PluginFailure.internalError("NULL decoder") }
-        var copy = ip_decode_options()
-        copy.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
-        if let options {
-            // Only what the host's struct holds; strings are not kept (they are borrowed for this call only).
-            let count = min(Int(options.pointee.struct_size), MemoryLayout<ip_decode_options>.size)
-            withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: options, count: count)) }
-        }
-        copy.source_url = nil
-        copy.password = nil
-        decoder.pointee = OpaquePointer(Unmanaged.passRetained(WebPIncrementalSession(copy)).toOpaque())
+        let retained = IncrementalOptions.retain(options)
+        decoder.pointee = OpaquePointer(Unmanaged.passRetained(WebPIncrementalSession(retained)).toOpaque())
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> WebPIncrementalSession {
