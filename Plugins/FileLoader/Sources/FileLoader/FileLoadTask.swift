@@ -16,10 +16,10 @@ final class FileLoadTask: Sendable {
     let url: String
     /// 0 = no limit.
     let maxBytes: UInt64
-    let callbacks: HostCallbacks
+    let callbacks: LoadCallbacks
     private let cancelled = Atomic<Bool>(false)
 
-    private init(location: FileLocation, url: String, maxBytes: UInt64, callbacks: HostCallbacks) {
+    private init(location: FileLocation, url: String, maxBytes: UInt64, callbacks: LoadCallbacks) {
         self.location = location
         self.url = url
         self.maxBytes = maxBytes
@@ -36,7 +36,7 @@ final class FileLoadTask: Sendable {
         let url = String(cString: cURL)
         let task = FileLoadTask(
             location: try FileLocation(parsing: url), url: url, maxBytes: copy.max_bytes,
-            callbacks: try HostCallbacks(copying: callbacks))
+            callbacks: try LoadCallbacks(copying: callbacks))
         DispatchQueue.global().async { task.run() }
         return OpaquePointer(Unmanaged.passRetained(task).toOpaque())
     }
@@ -78,7 +78,10 @@ final class FileLoadTask: Sendable {
                 "\(location.displayPath) is \(file.size) bytes, over the limit of \(maxBytes) bytes")
         }
         // Files such as those in /proc report size 0 yet have content: say "unknown" rather than a wrong 0.
-        guard callbacks.response(expectedSize: file.size > 0 ? file.size : -1, effectiveURL: url) else {
+        let accepted = url.withCString {
+            callbacks.response(statusCode: 0, expectedSize: file.size > 0 ? file.size : -1, contentType: nil, effectiveURL: $0)
+        }
+        guard accepted else {
             throw PluginFailure(IP_STATUS_CANCELLED, "the host rejected the response")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)

@@ -14,7 +14,7 @@ import Synchronization
 /// the one field other threads touch, the cancel flag, is atomic.
 final class HTTPLoadTask: @unchecked Sendable {
     let request: HTTPRequest
-    let callbacks: HostCallbacks
+    let callbacks: LoadCallbacks
     /// The curl easy handle; nil once the transfer has finished and the handle was cleaned up.
     private(set) var easy: UnsafeMutableRawPointer?
     /// Owned by the handle's transfer (libcurl does not copy header lists); freed with the handle.
@@ -33,7 +33,7 @@ final class HTTPLoadTask: @unchecked Sendable {
     var stopReason: PluginFailure?
     private var finished = false
 
-    private init(request: HTTPRequest, callbacks: HostCallbacks) {
+    private init(request: HTTPRequest, callbacks: LoadCallbacks) {
         self.request = request
         self.callbacks = callbacks
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -49,7 +49,7 @@ final class HTTPLoadTask: @unchecked Sendable {
     static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?) throws
         -> OpaquePointer {
         let request = try HTTPRequest(copying: request)
-        let callbacks = try HostCallbacks(copying: callbacks)
+        let callbacks = try LoadCallbacks(copying: callbacks)
         let engine = try TransferEngine.engine()
         let task = HTTPLoadTask(request: request, callbacks: callbacks)
         try task.configure()
