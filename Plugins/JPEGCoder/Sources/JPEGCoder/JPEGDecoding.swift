@@ -78,7 +78,7 @@ enum JPEGDecoding {
             data: view.data.baseAddress, size: view.data.count, expected: nil, scale_num: scale,
             orientation: orientation, pixels: pixels, out_width: UInt32(width), out_height: UInt32(height),
             stride: Int(image.stride), max_memory: maxMemory(view.options.limits),
-            max_scans: UInt32(JPEGC_DEFAULT_MAX_SCANS), cancelled: cancellationCheck,
+            max_scans: UInt32(JPEGC_DEFAULT_MAX_SCANS), cancelled: CodecCall.cancellationCallback,
             cancel_context: view.call.map { UnsafeMutableRawPointer($0) })
         try withUnsafePointer(to: &header) { expected in
             parameters.expected = expected

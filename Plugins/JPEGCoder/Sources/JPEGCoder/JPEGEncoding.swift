@@ -43,7 +43,7 @@ enum JPEGEncoding {
             full_chroma: settings.quality >= fullChromaQuality ? 1 : 0,
             optimize_coding: settings.speed >= 8 ? 0 : 1,
             sink: sink,
-            cancelled: cancellationCheck,
+            cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
         try codecCall { message in jpegc_encode(&parameters, message) }
     }

@@ -49,7 +49,7 @@ enum PNGDecoding {
         try codecCall { message in
             pngc_decode(
                 view.data.baseAddress, view.data.count, &header, output16 ? 1 : 0, pixels, Int(image.stride),
-                cancellationCheck, view.call.map { UnsafeMutableRawPointer($0) }, message)
+                CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
         }
         image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
         image.duration_ms = 0

@@ -46,7 +46,7 @@ enum PNGEncoding {
             fast_filters: settings.speed >= 8 ? 1 : 0,
             interlace: settings.progressive ? 1 : 0,
             sink: sink,
-            cancelled: cancellationCheck,
+            cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
         try codecCall { message in pngc_encode(&parameters, message) }
     }
