@@ -205,7 +205,9 @@ public final class WorkerPool: Sendable {
         }
         if reply.kind == .failure {
             LinuxSystem.closeDescriptor(reply.descriptor)
-            let failure = try reply.decodeBody(WorkerFailure.self)
+            guard let failure = try? reply.decodeBody(WorkerFailure.self) else {
+                throw PipelineError.pluginMisbehaved(plugin: "imagepipe-worker", message: "worker \(worker.pid) sent a malformed failure")
+            }
             if failure.isOutOfMemory {
                 // The worker exits after this reply (its heap is spent); it is reaped and replaced.
                 state.withLock { $0.statistics.memoryLimitHits += 1 }
