@@ -59,11 +59,13 @@ enum SVGCoder {
         // librsvg cannot be interrupted: cancellation is honoured before and after the render.
         try SVGRenderer.render(document, intrinsic: size, placement: placement, into: output)
         try Host.checkCancellation(view.call)
-        if template, let tint {
-            try CairoPixels.convertToTemplate(output, tint: tint, call: view.call)
-        } else {
-            try CairoPixels.convertToStraightRGBA(output, call: view.call)
-        }
+        // cairo drew premultiplied ARGB32; the output is straight RGBA (a template keeps only the drawn alpha).
+        var conversion = PremultipliedARGB32.Conversion.straightRGBA
+        if template, let tint { conversion = .template(tint: tint, clearTransparent: true) }
+        guard let pixels = output.pixels else { throw PluginFailure.internalError("image without pixels") }
+        try PremultipliedARGB32.convert(
+            pixels, width: width, height: height, stride: Int(output.stride), to: conversion,
+            call: view.call, rowsPerCancellationPoll: 256)
         output.alpha_mode = ip_alpha_mode(IP_ALPHA_STRAIGHT)
         output.duration_ms = 0
         output.index = 0
