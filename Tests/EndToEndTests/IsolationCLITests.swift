@@ -42,6 +42,21 @@ import TestSupport
         }
     }
 
+    /// poppler + cairo grow to ~5.4 GB on this self-referencing Type3 glyph (PDFCoder/README.md): the worker's
+    /// 2 GiB address-space cap stops it in seconds, and the CLI says so.
+    @Test func aPDFThatEatsMemoryHitsTheWorkersCap() throws {
+        guard let corpus = TestPaths.corpus else {
+            print("skipped: ../shared/corpus is absent (set IMAGEPIPE_CORPUS)")
+            return
+        }
+        let result = try CommandLine.run(TestPaths.imagepipeBinary, [
+            "render", corpus + "/bad/safedocs-ContentStreamCycleType3insideType3.pdf", "-o",
+            try TestPaths.temporaryDirectory() + "/out.png", "--timeout", "60", "--no-cache",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr == "imagepipe render: decoding exceeded the isolated worker's memory limit of 2048 MiB [E6003]\n")
+    }
+
     @Test func aHostWithAPoolCarriesOnAfterEachCrashingSVG() throws {
         guard let files = try Self.crashingSVGs() else {
             print("skipped: ../shared/corpus is absent (set IMAGEPIPE_CORPUS)")
