@@ -14,8 +14,8 @@ enum AVIFEncoding {
         frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
-        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
-        guard let sink, let write = sink.pointee.write else { throw PluginFailure.internalError("no output sink") }
+        let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
+        let write = sink.pointee.write!
         let images = UnsafeBufferPointer(start: frames, count: Int(count))
         let settings = AVIFEncodeSettings(options)
         let first = images[0]
@@ -92,16 +92,7 @@ enum AVIFEncoding {
     }
 
     private static func validate(_ image: ip_image, sameSizeAs first: ip_image) throws {
-        guard image.pixels != nil, image.width > 0, image.height > 0 else {
-            throw PluginFailure.invalidData("cannot encode an empty \(image.width)x\(image.height) image")
-        }
-        guard image.format == IP_PIXEL_RGBA8 || image.format == IP_PIXEL_RGBA16 else {
-            throw PluginFailure.unsupported("the AVIF encoder takes RGBA8 or RGBA16, not pixel format \(image.format)")
-        }
-        let rowBytes = UInt64(image.width) * (image.format == IP_PIXEL_RGBA16 ? 8 : 4)
-        guard UInt64(image.stride) >= rowBytes else {
-            throw PluginFailure.invalidData("stride \(image.stride) is smaller than a row of \(rowBytes) bytes")
-        }
+        _ = try EncodeInput.rgbaLayout(image, encoder: "AVIF")
         guard image.width == first.width, image.height == first.height else {
             throw PluginFailure.invalidData(
                 "all frames of an AVIF sequence have one size: \(image.width)x\(image.height) after \(first.width)x\(first.height)")

@@ -16,8 +16,7 @@ enum GIFEncoding {
         frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
-        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
-        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let settings = readOptions(options)
         let width = Int(frames[0].width), height = Int(frames[0].height)
         guard width > 0, height > 0, width <= 65535, height <= 65535 else {

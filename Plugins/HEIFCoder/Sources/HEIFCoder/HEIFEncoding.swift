@@ -17,8 +17,7 @@ enum HEIFEncoding {
         frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
-        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
-        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let settings = readOptions(options)
         LibHEIF.ensureInitialised()
         guard let context = heif_context_alloc() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "libheif could not allocate a context") }

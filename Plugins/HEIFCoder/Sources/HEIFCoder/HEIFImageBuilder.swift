@@ -10,19 +10,7 @@ import PluginKit
 enum HEIFImageBuilder {
     /// Returns a heif_image the caller releases.
     static func make(from frame: ip_image, bits: Int, call: OpaquePointer?) throws -> OpaquePointer {
-        guard let pixels = frame.pixels, frame.width > 0, frame.height > 0 else {
-            throw PluginFailure.invalidData("cannot encode an empty \(frame.width)x\(frame.height) image")
-        }
-        let input16: Bool
-        switch frame.format {
-        case IP_PIXEL_RGBA8: input16 = false
-        case IP_PIXEL_RGBA16: input16 = true
-        default: throw PluginFailure.unsupported("the HEIF encoder takes RGBA8 or RGBA16, not pixel format \(frame.format)")
-        }
-        let rowBytes = Int(frame.width) * (input16 ? 8 : 4)
-        guard Int(frame.stride) >= rowBytes else {
-            throw PluginFailure.invalidData("stride \(frame.stride) is smaller than a row of \(rowBytes) bytes")
-        }
+        let (pixels, input16) = try EncodeInput.rgbaLayout(frame, encoder: "HEIF")
         let alpha = frame.alpha_mode != IP_ALPHA_NONE
         let premultiplied = frame.alpha_mode == IP_ALPHA_PREMULTIPLIED
         let chroma: heif_chroma

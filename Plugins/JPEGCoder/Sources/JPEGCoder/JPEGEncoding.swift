@@ -17,23 +17,10 @@ enum JPEGEncoding {
         frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
-        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
-        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let image = frames.pointee
         let settings = try EncodeSettings(options)
-        guard let pixels = image.pixels, image.width > 0, image.height > 0 else {
-            throw PluginFailure.invalidData("cannot encode an empty \(image.width)x\(image.height) image")
-        }
-        let input16: Bool
-        switch image.format {
-        case IP_PIXEL_RGBA8: input16 = false
-        case IP_PIXEL_RGBA16: input16 = true
-        default: throw PluginFailure.unsupported("the JPEG encoder takes RGBA8 or RGBA16, not pixel format \(image.format)")
-        }
-        let rowBytes = UInt64(image.width) * (input16 ? 8 : 4)
-        guard UInt64(image.stride) >= rowBytes else {
-            throw PluginFailure.invalidData("stride \(image.stride) is smaller than a row of \(rowBytes) bytes")
-        }
+        let (pixels, input16) = try EncodeInput.rgbaLayout(image, encoder: "JPEG")
         var parameters = jpegc_encode_params(
             pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
             input16: input16 ? 1 : 0,

@@ -12,19 +12,10 @@ enum PNGEncoding {
         frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
-        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
-        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let image = frames.pointee
         let settings = EncodeSettings(options)
-        guard let pixels = image.pixels, image.width > 0, image.height > 0 else {
-            throw PluginFailure.invalidData("cannot encode an empty \(image.width)x\(image.height) image")
-        }
-        let input16: Bool
-        switch image.format {
-        case IP_PIXEL_RGBA8: input16 = false
-        case IP_PIXEL_RGBA16: input16 = true
-        default: throw PluginFailure.unsupported("the PNG encoder takes RGBA8 or RGBA16, not pixel format \(image.format)")
-        }
+        let (pixels, input16) = try EncodeInput.rgbaFormat(image, encoder: "PNG")
         let output16: Bool
         switch settings.bitDepth {
         case 0: output16 = input16
@@ -32,10 +23,7 @@ enum PNGEncoding {
         case 9...16: output16 = true  // PNG has no 10- or 12-bit samples; 16 keeps every bit.
         default: throw PluginFailure.unsupported("the PNG encoder writes 8 or 16 bits per channel, not \(settings.bitDepth)")
         }
-        let rowBytes = UInt64(image.width) * (input16 ? 8 : 4)
-        guard UInt64(image.stride) >= rowBytes else {
-            throw PluginFailure.invalidData("stride \(image.stride) is smaller than a row of \(rowBytes) bytes")
-        }
+        try EncodeInput.checkRowFitsStride(image, sixteenBit: input16)
         var parameters = pngc_encode_params(
             pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
             input16: input16 ? 1 : 0,

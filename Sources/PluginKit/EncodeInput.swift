@@ -1,0 +1,48 @@
+import PluginAPI
+
+/// Checks of what the coder's `encode` slot receives, made the same way (with the same messages) by every encoder.
+public enum EncodeInput {
+    /// The frames and the sink of an encode call: INVALID_DATA without a frame, INTERNAL without a sink that can
+    /// write.
+    public static func check(
+        frames: UnsafePointer<ip_image>?, count: UInt32, sink: UnsafePointer<ip_byte_sink>?
+    ) throws -> (frames: UnsafePointer<ip_image>, sink: UnsafePointer<ip_byte_sink>) {
+        guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
+        guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
+        return (frames, sink)
+    }
+
+    /// A borrowed RGBA8 or RGBA16 image's pixels, whether its samples are 16-bit, and that a row fits its stride.
+    /// Throws what `rgbaFormat` and `checkRowFitsStride` throw, in that order.
+    public static func rgbaLayout(
+        _ image: ip_image, encoder: String
+    ) throws -> (pixels: UnsafeMutablePointer<UInt8>, sixteenBit: Bool) {
+        let layout = try rgbaFormat(image, encoder: encoder)
+        try checkRowFitsStride(image, sixteenBit: layout.sixteenBit)
+        return layout
+    }
+
+    /// The pixels and sample size of a borrowed image: INVALID_DATA when it is empty, UNSUPPORTED when it is
+    /// neither RGBA8 nor RGBA16 ("the <encoder> encoder takes RGBA8 or RGBA16, ...").
+    public static func rgbaFormat(
+        _ image: ip_image, encoder: String
+    ) throws -> (pixels: UnsafeMutablePointer<UInt8>, sixteenBit: Bool) {
+        guard let pixels = image.pixels, image.width > 0, image.height > 0 else {
+            throw PluginFailure.invalidData("cannot encode an empty \(image.width)x\(image.height) image")
+        }
+        switch image.format {
+        case IP_PIXEL_RGBA8: return (pixels, false)
+        case IP_PIXEL_RGBA16: return (pixels, true)
+        default:
+            throw PluginFailure.unsupported("the \(encoder) encoder takes RGBA8 or RGBA16, not pixel format \(image.format)")
+        }
+    }
+
+    /// INVALID_DATA when a row of `image` (4 or 8 bytes a pixel) is longer than its stride.
+    public static func checkRowFitsStride(_ image: ip_image, sixteenBit: Bool) throws {
+        let rowBytes = UInt64(image.width) * (sixteenBit ? 8 : 4)
+        guard UInt64(image.stride) >= rowBytes else {
+            throw PluginFailure.invalidData("stride \(image.stride) is smaller than a row of \(rowBytes) bytes")
+        }
+    }
+}
