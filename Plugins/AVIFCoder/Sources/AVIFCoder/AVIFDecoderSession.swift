@@ -25,10 +25,7 @@ final class AVIFDecoderSession {
 
     init(data: UnsafeBufferPointer<UInt8>, options: ip_decode_options) throws {
         guard let base = data.baseAddress, !data.isEmpty else { throw PluginFailure.invalidData("empty input") }
-        let limit = options.limits.max_input_bytes
-        if limit > 0, UInt64(data.count) > limit {
-            throw PluginFailure.limitExceeded("\(data.count) input bytes exceed the limit of \(limit)")
-        }
+        try InputLimit.check(data.count, options.limits)
         guard let decoder = avifDecoderCreate() else {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libavif could not create a decoder")
         }

@@ -83,10 +83,7 @@ final class AVIFIncrementalDecoder {
         if let failure { throw failure }
         do {
             try input.append(bytes, isFinal: false)
-            let limit = options.limits.max_input_bytes
-            if limit > 0, UInt64(input.count) > limit {
-                throw PluginFailure.limitExceeded("\(input.count) input bytes exceed the limit of \(limit)")
-            }
+            try InputLimit.check(input.count, options.limits)
             guard wantsPreview else { throw Self.needMore }
             try Host.checkCancellation(view.call)
             guard try parse(view) else { throw Self.needMore }

@@ -6,7 +6,7 @@ enum GIFDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, _ info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try checkInputSize(view)
+        try view.checkInputSize()
         let scan = try GIFScan(view.data, limits: view.options.limits, call: view.call)
         var result = ip_image_info()
         result.width = UInt32(scan.width)
@@ -24,7 +24,7 @@ enum GIFDecoding {
     static func decode(_ request: UnsafePointer<ip_decode_request>?, _ image: UnsafeMutablePointer<ip_image>?) throws {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        try checkInputSize(view)
+        try view.checkInputSize()
         if view.options.page_index > 0 {
             throw PluginFailure.notFound("a GIF has one page; page \(view.options.page_index) does not exist")
         }
@@ -54,12 +54,5 @@ enum GIFDecoding {
         output.duration_ms = isStill ? 0 : UInt32(frame!.durationMilliseconds)
         output.index = UInt32(wanted)
         ABIStruct.write(output, to: image)
-    }
-
-    static func checkInputSize(_ view: DecodeRequestView) throws {
-        let limit = view.options.limits.max_input_bytes
-        if limit > 0, UInt64(view.data.count) > limit {
-            throw PluginFailure.limitExceeded("\(view.data.count) input bytes exceed the limit of \(limit)")
-        }
     }
 }

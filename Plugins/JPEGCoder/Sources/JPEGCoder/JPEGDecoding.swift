@@ -13,7 +13,7 @@ enum JPEGDecoding {
     ) throws {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try checkInputSize(view)
+        try view.checkInputSize()
         let header = try readHeader(view.data)
         let size = header.displayedSize(orientation: orientation(of: header, view))
         var info = ip_image_info()
@@ -39,7 +39,7 @@ enum JPEGDecoding {
     /// The shared path of `decode` and incremental previews. A preview returns the best image the bytes allow or
     /// throws NEED_MORE; a full decode throws TRUNCATED for incomplete data.
     static func decode(_ view: DecodeRequestView, preview: Bool) throws -> ip_image {
-        try checkInputSize(view)
+        try view.checkInputSize()
         if view.options.page_index > 0 { throw PluginFailure.notFound("a JPEG has one page; page \(view.options.page_index) asked") }
         if view.options.frame_index > 0 { throw PluginFailure.notFound("a JPEG has one frame; frame \(view.options.frame_index) asked") }
         var header: jpegc_info
@@ -112,12 +112,5 @@ enum JPEGDecoding {
         var header = jpegc_info()
         try codecCall { message in jpegc_probe(data.baseAddress, data.count, &header, message) }
         return header
-    }
-
-    private static func checkInputSize(_ view: DecodeRequestView) throws {
-        let limit = view.options.limits.max_input_bytes
-        if limit > 0, UInt64(view.data.count) > limit {
-            throw PluginFailure.limitExceeded("\(view.data.count) input bytes exceed the limit of \(limit)")
-        }
     }
 }

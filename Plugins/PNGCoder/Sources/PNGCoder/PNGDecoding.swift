@@ -10,7 +10,7 @@ enum PNGDecoding {
     ) throws {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try checkInputSize(view)
+        try view.checkInputSize()
         let header = try readHeader(view.data)
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
@@ -29,7 +29,7 @@ enum PNGDecoding {
     static func decode(_ request: UnsafePointer<ip_decode_request>?, into target: UnsafeMutablePointer<ip_image>?) throws {
         guard let target else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        try checkInputSize(view)
+        try view.checkInputSize()
         if view.options.page_index > 0 { throw PluginFailure.notFound("a PNG has one page; page \(view.options.page_index) asked") }
         if view.options.frame_index > 0 { throw PluginFailure.notFound("a PNG has one frame; frame \(view.options.frame_index) asked") }
         var header = try readHeader(view.data)
@@ -61,12 +61,5 @@ enum PNGDecoding {
         var header = pngc_info()
         try codecCall { message in pngc_probe(data.baseAddress, data.count, &header, message) }
         return header
-    }
-
-    private static func checkInputSize(_ view: DecodeRequestView) throws {
-        let limit = view.options.limits.max_input_bytes
-        if limit > 0, UInt64(view.data.count) > limit {
-            throw PluginFailure.limitExceeded("\(view.data.count) input bytes exceed the limit of \(limit)")
-        }
     }
 }

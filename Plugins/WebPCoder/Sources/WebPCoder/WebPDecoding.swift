@@ -7,7 +7,7 @@ enum WebPDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, _ info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try WebPLimits.checkInput(view)
+        try view.checkInputSize()
         let inspection = try WebPInspection(view.data)
         try WebPLimits.checkFrames(inspection.frameCount, view.options.limits)
         var result = ip_image_info()
@@ -27,7 +27,7 @@ enum WebPDecoding {
     static func decode(_ request: UnsafePointer<ip_decode_request>?, _ image: UnsafeMutablePointer<ip_image>?) throws {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        try WebPLimits.checkInput(view)
+        try view.checkInputSize()
         if view.options.page_index > 0 {
             throw PluginFailure.notFound("a WebP has one page; page \(view.options.page_index) does not exist")
         }

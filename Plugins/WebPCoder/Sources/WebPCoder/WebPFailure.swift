@@ -46,11 +46,4 @@ enum WebPLimits {
             throw PluginFailure.limitExceeded("the animation has \(count) frames, more than the frame limit of \(limits.max_frames)")
         }
     }
-
-    static func checkInput(_ view: DecodeRequestView) throws {
-        let limit = view.options.limits.max_input_bytes
-        if limit > 0, UInt64(view.data.count) > limit {
-            throw PluginFailure.limitExceeded("\(view.data.count) input bytes exceed the limit of \(limit)")
-        }
-    }
 }

@@ -28,7 +28,7 @@ final class WebPFrameIterator {
     static func open(_ request: UnsafePointer<ip_decode_request>?, _ iterator: UnsafeMutablePointer<OpaquePointer?>?) throws {
         guard let iterator else { throw PluginFailure.internalError("NULL iterator") }
         let view = try DecodeRequestView(request)
-        try WebPLimits.checkInput(view)
+        try view.checkInputSize()
         if view.options.page_index > 0 {
             throw PluginFailure.notFound("a WebP has one page; page \(view.options.page_index) does not exist")
         }

@@ -58,10 +58,7 @@ final class WebPIncrementalSession {
         }
         received = count
         let bytes = UnsafeBufferPointer(start: data, count: data == nil ? 0 : count)
-        let limit = options.limits.max_input_bytes
-        if limit > 0, UInt64(count) > limit {
-            throw PluginFailure.limitExceeded("\(count) input bytes exceed the limit of \(limit)")
-        }
+        try InputLimit.check(count, options.limits)
         if inspection == nil {
             guard let found = try inspect(bytes, isFinal: isFinal) else { return ip_status(IP_STATUS_NEED_MORE) }
             inspection = found
