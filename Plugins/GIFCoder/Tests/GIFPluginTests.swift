@@ -65,18 +65,7 @@ struct GIFPluginTests {
 
     @Test("exports only imagepipe_plugin_entry")
     func exports() throws {
-        guard CommandLine.hasTool("nm") else {
-            print("nm (binutils) is not installed; skipping")
-            return
-        }
-        let nm = try CommandLine.shell("nm -D --defined-only '\(TestPaths.pluginsDirectory)/libGIFCoder.so'")
-        #expect(nm.status == 0, "\(nm.stderr)")
-        // Global symbols have an upper-case type letter; local ones (lower case) are not exported.
-        let globals = nm.stdout.split(separator: "\n").compactMap { line -> String? in
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, fields[1].first?.isUppercase == true else { return nil }
-            return String(fields[2])
-        }
+        guard let globals = try PluginExports.globalSymbols(of: "libGIFCoder.so") else { return }
         #expect(globals == ["imagepipe_plugin_entry"])
     }
 }
