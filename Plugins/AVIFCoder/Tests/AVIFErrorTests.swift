@@ -39,7 +39,7 @@ import Testing
     /// Random byte damage: any outcome but a crash (an image when the damage hits only pixels).
     @Test func corruptionNeverCrashes() throws {
         let bytes = try Self.sample()
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var outcomes: [String: Int] = [:]
         for _ in 0..<300 {
             var damaged = bytes
@@ -74,18 +74,5 @@ import Testing
             #expect("\(error)".contains("libavif failed to parse the file"), "\(error)")
             #expect("\(error)".contains("truncated"), "\(error)")
         }
-    }
-}
-
-/// A small deterministic generator (no Foundation randomness, so failures reproduce).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -27,7 +27,7 @@ struct JPEGErrorTests {
 
     @Test("garbage after the SOI marker is an error: .invalidData, or what the first random marker implies")
     func garbage() throws {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let coders = try JPEGTesting.coders()
         for round in 0..<40 {
             let bytes = [0xFF, 0xD8, 0xFF] + (0..<2000).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -66,7 +66,7 @@ struct JPEGErrorTests {
     func fuzz() throws {
         guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
         let coders = try JPEGTesting.coders()
-        var generator = SeededGenerator(seed: 20240601)
+        var generator = SplitMix64(seed: 20240601)
         for arguments in ["", "-progressive", "-arithmetic -restart 2"] {
             let jpeg = try Tools.cjpeg(Scene.make(width: 40, height: 30), arguments)
             for round in 0..<150 {
@@ -163,19 +163,6 @@ enum ScanSurgery {
             end += 1
         }
         return sos..<end
-    }
-}
-
-/// A deterministic generator, so that a fuzz failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
