@@ -27,9 +27,9 @@ struct GIFErrorTests {
         let frameBytes = (gif.count - Self.firstFrameStart) / 3
         for length in Array(6..<Self.firstFrameStart) + Array(stride(from: Self.firstFrameStart + 1, to: Self.firstFrameStart + frameBytes - 1, by: 7)) {
             let cut = Array(gif.prefix(length))
-            let status = GIFTesting.status { _ = try coders.decode(data: cut) }
+            let status = failureStatus { _ = try coders.decode(data: cut) }
             #expect(status == .truncated, "decode cut at \(length) of \(gif.count): \(String(describing: status))")
-            let probeStatus = GIFTesting.status { _ = try coders.probe(data: cut) }
+            let probeStatus = failureStatus { _ = try coders.probe(data: cut) }
             // Cut inside the loop extension, before any image: probe also finds no frame.
             #expect(probeStatus == .truncated, "probe cut at \(length): \(String(describing: probeStatus))")
         }
@@ -41,7 +41,7 @@ struct GIFErrorTests {
         let coders = try GIFTesting.coders()
         let cut = Array(gif.prefix(gif.count - 40))  // inside frame 2's LZW data
         _ = try coders.decode(data: cut, options: DecodeOptions(frameIndex: 1))
-        #expect(GIFTesting.status { _ = try coders.decode(data: cut, options: DecodeOptions(frameIndex: 2)) } == .truncated)
+        #expect(failureStatus { _ = try coders.decode(data: cut, options: DecodeOptions(frameIndex: 2)) } == .truncated)
         let reader = try coders.frames(data: cut)
         #expect(try reader.next() != nil)
         #expect(try reader.next() != nil)
@@ -70,17 +70,17 @@ struct GIFErrorTests {
         // An unknown record introducer where frame 0 should start.
         var badRecord = gif
         badRecord[Self.firstFrameStart] = 0x42
-        #expect(GIFTesting.status { _ = try coders.decode(data: badRecord) } == .invalidData)
-        #expect(GIFTesting.status { _ = try coders.probe(data: badRecord) } == .invalidData)
+        #expect(failureStatus { _ = try coders.decode(data: badRecord) } == .invalidData)
+        #expect(failureStatus { _ = try coders.probe(data: badRecord) } == .invalidData)
         // LZW minimum code size 12 (> 8) after frame 0's descriptor (8 bytes GCB + 10 bytes descriptor).
         var badCodeSize = gif
         badCodeSize[Self.firstFrameStart + 8 + 10] = 12
-        let status = GIFTesting.status { _ = try coders.decode(data: badCodeSize) }
+        let status = failureStatus { _ = try coders.decode(data: badCodeSize) }
         #expect(status == .invalidData || status == .truncated, "\(String(describing: status))")
         // Codes that reference entries not yet defined.
         var garbage = gif
         for i in 0..<40 { garbage[Self.firstFrameStart + 8 + 10 + 2 + i] = 0xFF }
-        #expect(GIFTesting.status { _ = try coders.decode(data: garbage) } == .invalidData)
+        #expect(failureStatus { _ = try coders.decode(data: garbage) } == .invalidData)
     }
 
     @Test("a frame without any colour table is .invalidData")
@@ -105,11 +105,11 @@ struct GIFErrorTests {
                 bytes[at] = UInt8.random(in: 0...255, using: &generator)
             }
             if round % 3 == 0 { bytes = Array(bytes.prefix(Int.random(in: 6..<bytes.count, using: &generator))) }
-            _ = GIFTesting.status { _ = try coders.decode(data: bytes) }
+            _ = failureStatus { _ = try coders.decode(data: bytes) }
             // Only when the header parses: FrameReader frees its buffers twice when frames_open fails (host bug,
             // reported); the plugin's open only fails on the header.
-            if GIFTesting.status({ _ = try coders.probe(data: bytes) }) == nil {
-                _ = GIFTesting.status { _ = try coders.frames(data: bytes).readAll() }
+            if failureStatus({ _ = try coders.probe(data: bytes) }) == nil {
+                _ = failureStatus { _ = try coders.frames(data: bytes).readAll() }
             }
         }
     }
@@ -133,7 +133,7 @@ struct GIFErrorTests {
         var grown = GIFWriter(width: 1, height: 1, globalPalette: GIFTesting.palette)
         grown.raw([0x2C] + GIFWriter.word(0) + GIFWriter.word(0) + GIFWriter.word(60000) + GIFWriter.word(60000) + [0, 3, 1, 0x08, 0])
         let small = DecodeOptions(limits: DecodeLimits(maxPixels: 1 << 20))
-        #expect(GIFTesting.status { _ = try coders.decode(data: grown.bytes, options: small) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.decode(data: grown.bytes, options: small) } == .limitExceeded)
     }
 
     @Test("100000 tiny frames hit the frame limit (1000 here) in probe, decode and the frame reader")
@@ -151,9 +151,9 @@ struct GIFErrorTests {
         gif.trailer()
         let options = DecodeOptions(limits: DecodeLimits(maxFrames: 1000))
         let coders = try GIFTesting.coders()
-        #expect(GIFTesting.status { _ = try coders.probe(data: gif.bytes, options: options) } == .limitExceeded)
-        #expect(GIFTesting.status { _ = try coders.decode(data: gif.bytes, options: DecodeOptions(frameIndex: 5000, limits: options.limits)) } == .limitExceeded)
-        #expect(GIFTesting.status { _ = try coders.frames(data: gif.bytes, options: options).readAll() } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.probe(data: gif.bytes, options: options) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.decode(data: gif.bytes, options: DecodeOptions(frameIndex: 5000, limits: options.limits)) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.frames(data: gif.bytes, options: options).readAll() } == .limitExceeded)
         // Frame 0 alone needs no scan of the rest.
         let first = try coders.decode(data: gif.bytes, options: options)
         #expect(GIFTesting.picture(first) == ["G"])
@@ -166,8 +166,8 @@ struct GIFErrorTests {
     @Test("a page index other than 0 is .notFound; first-frame-only with a later frame is .notFound")
     func notFound() throws {
         let coders = try GIFTesting.coders()
-        #expect(GIFTesting.status { _ = try coders.decode(data: Self.sample(), options: DecodeOptions(pageIndex: 1)) } == .notFound)
-        #expect(GIFTesting.status { _ = try coders.decode(data: Self.sample(), options: DecodeOptions(frameIndex: 1, firstFrameOnly: true)) } == .notFound)
+        #expect(failureStatus { _ = try coders.decode(data: Self.sample(), options: DecodeOptions(pageIndex: 1)) } == .notFound)
+        #expect(failureStatus { _ = try coders.decode(data: Self.sample(), options: DecodeOptions(frameIndex: 1, firstFrameOnly: true)) } == .notFound)
     }
 
     @Test("zero-sized frames and a zero-sized screen")

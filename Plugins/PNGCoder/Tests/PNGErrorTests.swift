@@ -14,12 +14,7 @@ struct PNGErrorTests {
     /// The status a decode failed with, or nil when it succeeded.
     static func decodeStatus(_ data: [UInt8], _ options: DecodeOptions = DecodeOptions()) throws -> PluginStatus? {
         let coders = try PNGTesting.coders()
-        do {
-            _ = try coders.decode(data: data, options: options)
-            return nil
-        } catch let error as PipelineError {
-            return error.status
-        }
+        return failureStatus { _ = try coders.decode(data: data, options: options) }
     }
 
     @Test("a PNG cut anywhere before its last pixel row is .truncated")

@@ -120,16 +120,3 @@ struct PixelDifference: CustomStringConvertible {
             + (overflowing > 0 ? ", \(overflowing) super-luminous pixels clamped (cairo's PNG writer wraps them)" : "")
     }
 }
-
-extension Image {
-    /// (r, g, b, a) as Ints, for compact expectations.
-    func rgba(_ x: Int, _ y: Int) -> [Int] {
-        let p = pixel(x: x, y: y)
-        return [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
-    }
-}
-
-extension Error {
-    /// The plugin status behind a pipeline error, for `#expect`.
-    var pluginStatus: PluginStatus? { (self as? PipelineError)?.status }
-}

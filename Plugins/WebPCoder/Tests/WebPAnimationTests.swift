@@ -84,9 +84,9 @@ struct WebPAnimationTests {
         let coders = try WebPTesting.coders()
         let limits = DecodeLimits(maxFrames: 10)
         #expect(try coders.probe(data: webp).frameCount == 12)
-        #expect(WebPTesting.status { _ = try coders.probe(data: webp, options: DecodeOptions(limits: limits)) } == .limitExceeded)
-        #expect(WebPTesting.status { _ = try coders.frames(data: webp, options: DecodeOptions(limits: limits)).readAll() } == .limitExceeded)
-        #expect(WebPTesting.status { _ = try coders.decode(data: webp, options: DecodeOptions(frameIndex: 11, limits: limits)) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.probe(data: webp, options: DecodeOptions(limits: limits)) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.frames(data: webp, options: DecodeOptions(limits: limits)).readAll() } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.decode(data: webp, options: DecodeOptions(frameIndex: 11, limits: limits)) } == .limitExceeded)
         _ = try coders.decode(data: webp, options: DecodeOptions(frameIndex: 5, limits: limits))
     }
 

@@ -18,10 +18,10 @@ struct WebPErrorTests {
         for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
             for length in stride(from: 12, to: bytes.count - 1, by: max(1, bytes.count / 60)) {
                 let cut = Array(bytes.prefix(length))
-                let status = WebPTesting.status { _ = try coders.decode(data: cut) }
+                let status = failureStatus { _ = try coders.decode(data: cut) }
                 #expect(status == .truncated, "\(name) cut at \(length) of \(bytes.count): \(String(describing: status))")
                 if name == "anim.webp" {
-                    #expect(WebPTesting.status { _ = try coders.probe(data: cut) } == .truncated, "\(name) probe cut at \(length)")
+                    #expect(failureStatus { _ = try coders.probe(data: cut) } == .truncated, "\(name) probe cut at \(length)")
                 }
             }
         }
@@ -39,11 +39,11 @@ struct WebPErrorTests {
         // The VP8 key-frame start code 9d 01 2a follows the chunk header and 3 frame-tag bytes.
         var badStartCode = lossy
         badStartCode[23] ^= 0xFF
-        #expect(WebPTesting.status { _ = try coders.decode(data: badStartCode) } == .invalidData)
+        #expect(failureStatus { _ = try coders.decode(data: badStartCode) } == .invalidData)
         // An unknown first chunk.
         var badChunk = lossy
         badChunk.replaceSubrange(12..<16, with: Array("XXXX".utf8))
-        #expect(WebPTesting.status { _ = try coders.decode(data: badChunk) } != nil)
+        #expect(failureStatus { _ = try coders.decode(data: badChunk) } != nil)
 
         var files = [lossy, try WebPTesting.read(folder + "/lossless.webp"), try WebPTesting.read(folder + "/alpha.webp")]
         files.append(try WebPAnimationTests.makeAnimation(in: folder))
@@ -55,12 +55,12 @@ struct WebPErrorTests {
                 for _ in 0..<(1 + round % 6) {
                     bytes[Int.random(in: 12..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
                 }
-                _ = WebPTesting.status { _ = try coders.probe(data: bytes) }
-                _ = WebPTesting.status { _ = try coders.decode(data: bytes) }
+                _ = failureStatus { _ = try coders.probe(data: bytes) }
+                _ = failureStatus { _ = try coders.decode(data: bytes) }
                 // FrameReader frees its buffers twice when frames_open fails (host bug, reported): open directly
                 // first, and read frames through the host only when that succeeds.
                 if harness.openFrames(bytes) == .ok {
-                    _ = WebPTesting.status { _ = try coders.frames(data: bytes).readAll() }
+                    _ = failureStatus { _ = try coders.frames(data: bytes).readAll() }
                 }
             }
         }
@@ -91,7 +91,7 @@ struct WebPErrorTests {
         let coders = try WebPTesting.coders()
         let info = try coders.probe(data: webp)
         #expect((info.width, info.height, info.frameCount) == (65535, 65535, 1))
-        #expect(WebPTesting.status { _ = try coders.decode(data: webp) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.decode(data: webp) } == .limitExceeded)
         // frames_open refuses it; called directly, because the host's FrameReader frees its buffers twice when
         // frames_open fails (host bug, reported).
         #expect(try PluginHarness(library: WebPTesting.library).openFrames(webp) == .limitExceeded)
@@ -107,11 +107,11 @@ struct WebPErrorTests {
         let image = try Image(width: 300, height: 200, alphaMode: .none)
         let webp = try coders.encode(image, format: "webp")
         let limits = DecodeLimits(maxPixels: 300 * 199)
-        #expect(WebPTesting.status { _ = try coders.decode(data: webp, options: DecodeOptions(limits: limits)) } == .limitExceeded)
-        #expect(WebPTesting.status {
+        #expect(failureStatus { _ = try coders.decode(data: webp, options: DecodeOptions(limits: limits)) } == .limitExceeded)
+        #expect(failureStatus {
             _ = try coders.decode(data: webp, options: DecodeOptions(thumbnailSize: PixelSize(width: 30, height: 30), limits: limits))
         } == .limitExceeded)
-        #expect(WebPTesting.status { _ = try coders.decode(data: webp, options: DecodeOptions(limits: DecodeLimits(maxDimension: 299))) } == .limitExceeded)
-        #expect(WebPTesting.status { _ = try coders.decode(data: webp, options: DecodeOptions(limits: DecodeLimits(maxInputBytes: 10))) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.decode(data: webp, options: DecodeOptions(limits: DecodeLimits(maxDimension: 299))) } == .limitExceeded)
+        #expect(failureStatus { _ = try coders.decode(data: webp, options: DecodeOptions(limits: DecodeLimits(maxInputBytes: 10))) } == .limitExceeded)
     }
 }

@@ -27,14 +27,7 @@ enum AVIFTest {
 
     /// The status a failing decode reports (nil when it succeeds).
     static func decodeStatus(_ bytes: [UInt8], _ options: DecodeOptions = DecodeOptions()) -> PluginStatus? {
-        do {
-            _ = try decode(bytes, options)
-            return nil
-        } catch let error as PipelineError {
-            return error.status
-        } catch {
-            return .internalError
-        }
+        failureStatus { _ = try decode(bytes, options) }
     }
 
     static func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }

@@ -40,18 +40,6 @@ enum GIFTesting {
         }
     }
 
-    /// The status a call failed with, or nil when it succeeded.
-    static func status(_ body: () throws -> Void) -> PluginStatus? {
-        do {
-            try body()
-            return nil
-        } catch let error as PipelineError {
-            return error.status ?? .internalError
-        } catch {
-            return .internalError
-        }
-    }
-
     /// Writes `bytes` to a temporary file and returns its path (for reference tools).
     static func temporaryFile(_ bytes: [UInt8], name: String) throws -> (folder: String, path: String) {
         let folder = try TestPaths.temporaryDirectory("imagepipe-gif")

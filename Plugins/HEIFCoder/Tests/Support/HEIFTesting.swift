@@ -147,11 +147,6 @@ func psnr(_ a: Image, _ b: Image) -> Double {
     return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
 }
 
-extension Error {
-    /// The plugin status behind a pipeline error, for `#expect`.
-    var pluginStatus: PluginStatus? { (self as? PipelineError)?.status }
-}
-
 /// One row of the corpus manifest.
 struct ManifestRow {
     let path: String, format: String, outcome: String

@@ -16,12 +16,7 @@ enum JPEGTesting {
     static func decodeStatus(_ data: [UInt8], _ options: DecodeOptions = DecodeOptions(),
                              coders: CodersManager? = nil) throws -> PluginStatus? {
         let coders = try coders ?? Self.coders()
-        do {
-            _ = try coders.decode(data: data, options: options)
-            return nil
-        } catch let error as PipelineError {
-            return error.status
-        }
+        return failureStatus { _ = try coders.decode(data: data, options: options) }
     }
 
     /// Decodes and returns the image as a tightly packed RGB raster (alpha must be opaque).

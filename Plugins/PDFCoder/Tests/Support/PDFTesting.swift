@@ -131,16 +131,3 @@ struct PixelComparison: CustomStringConvertible {
         return "\(percent)% of \(pixels) pixels within ±\(tolerance), max channel difference \(maxChannel)"
     }
 }
-
-extension Image {
-    /// (r, g, b, a) as Ints, for compact expectations.
-    func rgba(_ x: Int, _ y: Int) -> [Int] {
-        let p = pixel(x: x, y: y)
-        return [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
-    }
-}
-
-extension Error {
-    /// The plugin status behind a pipeline error.
-    var pluginStatus: PluginStatus? { (self as? PipelineError)?.status }
-}

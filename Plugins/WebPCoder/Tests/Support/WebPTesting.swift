@@ -134,16 +134,4 @@ enum WebPTesting {
         result.meanChannel = ours.isEmpty ? 0 : Double(total) / Double(ours.count)
         return result
     }
-
-    /// The status a call failed with, or nil when it succeeded.
-    static func status(_ body: () throws -> Void) -> PluginStatus? {
-        do {
-            try body()
-            return nil
-        } catch let error as PipelineError {
-            return error.status ?? .internalError
-        } catch {
-            return .internalError
-        }
-    }
 }
