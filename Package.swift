@@ -67,6 +67,7 @@ let package = Package(
         .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI"], path: "Sources/imagepipe"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
+        .executableTarget(name: "isolation-bench", dependencies: ["PipelineHost"], path: "Benchmarks/IsolationBench"),
 
         // C libraries from Debian, through pkg-config.
         systemLibrary("CLibPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),

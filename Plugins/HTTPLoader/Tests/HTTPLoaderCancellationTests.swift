@@ -17,7 +17,6 @@ struct HTTPLoaderCancellationTests {
         defer { served.close() }
         let loaders = try HTTPLoaderTesting.loaders()
         let url = served.url(Self.verySlow)
-        let started = ContinuousClock.now
         let load = Task { try await loaders.load(url: url) }
         try await Task.sleep(for: .milliseconds(300))
         load.cancel()
@@ -27,8 +26,8 @@ struct HTTPLoaderCancellationTests {
         case .failure(let error):
             #expect((error as? PipelineError)?.status == .cancelled, "\(error)")
         }
-        // A generous bound that still proves the transfer did not run its 100 s course.
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // No time bound (tests make no timed assertions; a loaded CI machine starves the task pool): a cancel that
+        // did not stop the transfer would have ended in .success after 100 s, which the switch above records.
     }
 
     @Test("cancel() mid-body completes with CANCELLED, once")
