@@ -13,16 +13,16 @@ import Testing
     /// Frame count = manifest; each frame's duration (ms, rounded) = what `avifdec --info` prints; frames are the
     /// full canvas and numbered in order; loop count is reported as not stated (libavif 0.11 cannot read it).
     @Test(arguments: sequences) func framesAndDurations(_ relative: String) throws {
-        guard let (corpus, rows) = try ManifestRow.avifRows(), let row = rows.first(where: { $0.path == relative }) else {
+        guard let (corpus, rows) = try AVIFTest.manifestRows(), let row = rows.first(where: { $0.path == relative }) else {
             print("SKIPPED: corpus not found")
             return
         }
         let bytes = try AVIFTest.read(corpus + "/" + relative)
         let info = try AVIFTest.probe(bytes)
-        #expect(info.frameCount == row.frames)
+        #expect(info.frameCount == row.framesOrPages)
         #expect(info.loopCount == nil)
         let frames = try AVIFTest.frames(bytes)
-        #expect(frames.count == row.frames)
+        #expect(frames.count == row.framesOrPages)
         #expect(frames.map(\.index) == Array(0..<frames.count))
         #expect(frames.allSatisfy { ($0.width, $0.height) == (row.width, row.height) })
         if ReferenceTools.available {

@@ -12,7 +12,7 @@ import Testing
     /// Valid files: sniffed as AVIF; probe and decode give the manifest's display size (after clap/irot), frame
     /// count, alpha and bit depth; probe reports loop count "not stated".
     @Test func validFilesMatchTheManifest() throws {
-        guard let (corpus, rows) = try ManifestRow.avifRows() else {
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else {
             print("SKIPPED: corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
             return
         }
@@ -24,7 +24,7 @@ import Testing
             #expect(try AVIFTest.coders().coder(forData: bytes)?.descriptor.id == AVIFTest.coderID, "\(row.path) not sniffed")
             let info = try AVIFTest.probe(bytes)
             #expect((info.width, info.height) == (row.width, row.height), "\(row.path): probe \(info.width)x\(info.height)")
-            if let frames = row.frames { #expect(info.frameCount == frames, "\(row.path): \(info.frameCount) frames") }
+            if let frames = row.framesOrPages { #expect(info.frameCount == frames, "\(row.path): \(info.frameCount) frames") }
             if let alpha = row.hasAlpha { #expect(info.hasAlpha == alpha, "\(row.path): alpha") }
             if let depth = row.bitDepth { #expect(info.bitDepth == depth, "\(row.path): depth \(info.bitDepth)") }
             #expect(info.loopCount == nil, "\(row.path): libavif 0.11 cannot know a loop count")
@@ -41,7 +41,7 @@ import Testing
     /// Files avifdec 0.11 itself cannot read (two ipma boxes; an audio track): a clean error or an image of the
     /// manifest's size, never a crash. Today they all fail with INVALID_DATA, as libavif refuses them while parsing.
     @Test func filesTheReferenceToolRejects() throws {
-        guard let (corpus, rows) = try ManifestRow.avifRows() else { return }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { return }
         for row in rows where row.outcome == "reference-tool-fails" && !Self.decodedDespiteStrictAvifdec.contains(row.path) {
             let bytes = try AVIFTest.read(corpus + "/" + row.path)
             do {
@@ -56,7 +56,7 @@ import Testing
 
     /// bad/: each must be refused with the right kind of error, never crash, never allocate the claimed size.
     @Test func badFilesAreRefused() throws {
-        guard let (corpus, rows) = try ManifestRow.avifRows() else { return }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { return }
         let expected: [String: PluginStatus] = [
             "bad/alpha_noispe.avif": .invalidData,  // strict alpha ispe check, kept
             "bad/made-fox-truncated-half.avif": .truncated,

@@ -115,7 +115,7 @@ import Testing
     /// Every corpus file of avif/, at 25 prefixes: no error before the end for the files decode decodes, and the
     /// final image equals decode's (or the final update fails with decode's status).
     @Test func corpusNeverFailsOnAValidPrefix() throws {
-        guard let (corpus, rows) = try ManifestRow.avifRows() else { print("SKIPPED: corpus not found"); return }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { print("SKIPPED: corpus not found"); return }
         var checked = 0
         for row in rows where row.path.hasPrefix("avif/") {
             let bytes = try AVIFTest.read(corpus + "/" + row.path)
@@ -137,7 +137,7 @@ import Testing
 
     /// bad/ files: updates may fail, but never crash, and the final update reports what decode reports.
     @Test func badFilesFinishLikeDecode() throws {
-        guard let (corpus, rows) = try ManifestRow.avifRows() else { print("SKIPPED: corpus not found"); return }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { print("SKIPPED: corpus not found"); return }
         for row in rows where row.path.hasPrefix("bad/") {
             let bytes = try AVIFTest.read(corpus + "/" + row.path)
             guard bytes.count > 64,

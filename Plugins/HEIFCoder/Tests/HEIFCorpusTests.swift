@@ -10,9 +10,9 @@ import Testing
 @Suite struct HEIFCorpusTests {
     static let largePixels = 2_000_000
 
-    static func rows(_ test: String) throws -> (corpus: String, rows: [ManifestRow])? {
+    static func rows(_ test: String) throws -> (corpus: String, rows: [CorpusManifestRow])? {
         guard let corpus = HEIFTest.corpus(test) else { return nil }
-        return (corpus, try ManifestRow.load(corpus).filter { $0.format == "heif" })
+        return (corpus, try CorpusManifest.testRows(in: corpus).filter { $0.format == "heif" })
     }
 
     /// Valid files: probe gives the manifest's size (transforms applied), top-level image count, alpha and bit
@@ -31,7 +31,7 @@ import Testing
             }
             let info = try HEIFTest.probe(bytes)
             #expect((info.width, info.height) == (row.width, row.height), "\(row.path) size")
-            #expect(info.pageCount == row.pages, "\(row.path) pages")
+            #expect(info.pageCount == row.framesOrPages, "\(row.path) pages")
             #expect(info.frameCount == 1 && info.loopCount == nil, "\(row.path) frames")
             #expect(info.hasAlpha == row.hasAlpha, "\(row.path) alpha")
             #expect(info.bitDepth == row.bitDepth, "\(row.path) bit depth")

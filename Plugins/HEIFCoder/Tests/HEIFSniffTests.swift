@@ -69,7 +69,7 @@ import Testing
     /// Every AVIF in the corpus (stills, sequences, grids, odd sizes) is left to the AVIF coder.
     @Test func corpusAVIFFilesAreNotClaimed() throws {
         guard let corpus = HEIFTest.corpus("corpusAVIFFilesAreNotClaimed") else { return }
-        let rows = try ManifestRow.load(corpus).filter { $0.format == "avif" }
+        let rows = try CorpusManifest.testRows(in: corpus).filter { $0.format == "avif" }
         #expect(rows.count >= 30)
         var claimed: [String] = []
         for row in rows {
@@ -83,7 +83,7 @@ import Testing
     /// Every HEIF-branded corpus file is claimed, except those with an AVIF brand (libheif-avif32.heif).
     @Test func corpusHEIFFilesAreClaimed() throws {
         guard let corpus = HEIFTest.corpus("corpusHEIFFilesAreClaimed") else { return }
-        for row in try ManifestRow.load(corpus) where row.path.hasPrefix("heif/") {
+        for row in try CorpusManifest.testRows(in: corpus) where row.path.hasPrefix("heif/") {
             let bytes = try HEIFTest.read(corpus + "/" + row.path)
             let expected = row.path.hasSuffix("avif32.heif") ? nil : HEIFTest.coderID
             #expect(try Self.chosen(bytes) == expected, "\(row.path)")

@@ -18,20 +18,9 @@ struct PDFCorpusTests {
 
     /// pdf rows with role "test" (empty when the corpus is absent).
     static let rows: [Row] = {
-        guard let corpus = TestPaths.corpus,
-              let text = try? String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8) else { return [] }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        guard let header = lines.first else { return [] }
-        lines.removeFirst()
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
-        guard let path = column("path"), let role = column("role"), let format = column("format"),
-              let outcome = column("expected_outcome"), let width = column("width"), let height = column("height"),
-              let pages = column("frames_or_pages") else { return [] }
-        return lines.compactMap { fields in
-            guard fields.count > max(path, role, format, outcome, width, height, pages),
-                  fields[format] == "pdf", fields[role] == "test" else { return nil }
-            return Row(path: fields[path], outcome: fields[outcome], width: Int(fields[width]),
-                       height: Int(fields[height]), pages: Int(fields[pages]))
+        guard let corpus = TestPaths.corpus, let all = try? CorpusManifest.testRows(in: corpus) else { return [] }
+        return all.filter { $0.format == "pdf" }.map {
+            Row(path: $0.path, outcome: $0.outcome, width: $0.width, height: $0.height, pages: $0.framesOrPages)
         }
     }()
 

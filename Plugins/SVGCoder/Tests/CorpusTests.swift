@@ -5,25 +5,9 @@ import Testing
 
 /// The shared third-party corpus (../shared/corpus), driven by its manifest.
 @Suite struct CorpusTests {
-    struct Row {
-        let path: String, role: String, format: String, outcome: String
-        let width: Int?, height: Int?
-        let referenceResult: String
-
-        /// rsvg-convert 2.54 crashed or hung on it: librsvg would take this process down too. These wait for the
-        /// isolation issue (the coder declares IP_CODER_RECOMMENDS_ISOLATION); see Plugins/SVGCoder/README.md.
-        var killsTheProcess: Bool { referenceResult.contains("CRASHED") || referenceResult.contains("did not finish") }
-    }
-
-    static func rows() throws -> (corpus: String, rows: [Row])? {
+    static func rows() throws -> (corpus: String, rows: [CorpusManifestRow])? {
         guard let corpus = TestPaths.corpus else { return nil }
-        let text = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8)
-        let rows = text.split(separator: "\n").dropFirst().compactMap { line -> Row? in
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count > 11, f[2] == "svg", f[1] == "test" else { return nil }
-            return Row(path: f[0], role: f[1], format: f[2], outcome: f[3], width: Int(f[4]), height: Int(f[5]), referenceResult: f[11])
-        }
-        return (corpus, rows)
+        return (corpus, try CorpusManifest.testRows(in: corpus).filter { $0.format == "svg" })
     }
 
     /// Every valid SVG the reference tool renders: probe and decode give the manifest's size (rsvg-convert's,
@@ -109,4 +93,10 @@ import Testing
         print("skipped in-process (librsvg 2.54 crashes or hangs; needs isolation): \(skipped.joined(separator: ", "))")
         #expect(skipped.count <= 5)
     }
+}
+
+extension CorpusManifestRow {
+    /// rsvg-convert 2.54 crashed or hung on it: librsvg would take this process down too. These wait for the
+    /// isolation issue (the coder declares IP_CODER_RECOMMENDS_ISOLATION); see Plugins/SVGCoder/README.md.
+    fileprivate var killsTheProcess: Bool { referenceResult.contains("CRASHED") || referenceResult.contains("did not finish") }
 }

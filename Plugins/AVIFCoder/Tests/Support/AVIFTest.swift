@@ -46,28 +46,10 @@ enum AVIFTest {
         }
         return try read(corpus + "/" + relative)
     }
-}
 
-/// One row of corpus/manifest.tsv.
-struct ManifestRow {
-    let path: String, outcome: String
-    let width: Int?, height: Int?, frames: Int?
-    let hasAlpha: Bool?, bitDepth: Int?
-    let details: String
-
-    var isAVIF: Bool { path.hasSuffix(".avif") || path.hasSuffix(".avifs") }
-
-    /// Every AVIF test row of the manifest (avif/ and bad/), or nil when the corpus is absent.
-    static func avifRows() throws -> (corpus: String, rows: [ManifestRow])? {
+    /// Every AVIF test row of the corpus manifest (avif/ and bad/), or nil when the corpus is absent.
+    static func manifestRows() throws -> (corpus: String, rows: [CorpusManifestRow])? {
         guard let corpus = TestPaths.corpus else { return nil }
-        let text = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8)
-        let rows = text.split(separator: "\n").dropFirst().compactMap { line -> ManifestRow? in
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count > 9, f[1] == "test", f[2] == "avif" else { return nil }
-            return ManifestRow(
-                path: f[0], outcome: f[3], width: Int(f[4]), height: Int(f[5]), frames: Int(f[6]),
-                hasAlpha: f[7] == "yes" ? true : f[7] == "no" ? false : nil, bitDepth: Int(f[8]), details: f[9])
-        }
-        return (corpus, rows)
+        return (corpus, try CorpusManifest.testRows(in: corpus).filter { $0.format == "avif" })
     }
 }

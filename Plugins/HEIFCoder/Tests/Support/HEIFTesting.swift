@@ -146,21 +146,3 @@ func psnr(_ a: Image, _ b: Image) -> Double {
     let mse = squared / Double(count)
     return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
 }
-
-/// One row of the corpus manifest.
-struct ManifestRow {
-    let path: String, format: String, outcome: String
-    let width: Int?, height: Int?, pages: Int?
-    let hasAlpha: Bool?, bitDepth: Int?
-    let details: String
-
-    static func load(_ corpus: String) throws -> [ManifestRow] {
-        let text = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8)
-        return text.split(separator: "\n").dropFirst().compactMap { line in
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count > 9, f[1] == "test" else { return nil }
-            return ManifestRow(path: f[0], format: f[2], outcome: f[3], width: Int(f[4]), height: Int(f[5]), pages: Int(f[6]),
-                               hasAlpha: f[7] == "yes" ? true : f[7] == "no" ? false : nil, bitDepth: Int(f[8]), details: f[9])
-        }
-    }
-}
