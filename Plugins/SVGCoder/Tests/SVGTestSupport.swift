@@ -56,12 +56,8 @@ enum SVGTest {
         if let height { arguments += ["-h", String(height)] }
         let render = try CommandLine.run("/usr/bin/rsvg-convert", arguments + [svgPath])
         guard render.status == 0 else { throw TestSupportError("rsvg-convert failed: \(render.stderr)") }
-        let size = try CommandLine.run("/usr/bin/identify", ["-format", "%w %h", folder + "/out.png"])
-        let parts = size.stdout.split(separator: " ").compactMap { Int($0) }
-        guard size.status == 0, parts.count == 2 else { throw TestSupportError("identify failed: \(size.stderr)") }
-        let raw = try CommandLine.run("/usr/bin/convert", [folder + "/out.png", "-depth", "8", "rgba:" + folder + "/out.raw"])
-        guard raw.status == 0 else { throw TestSupportError("convert failed: \(raw.stderr)") }
-        return (parts[0], parts[1], try read(folder + "/out.raw"))
+        let image = try MagickRGBA.read(folder + "/out.png")
+        return (image.width, image.height, image.bytes)
     }
 
     static var hasReferenceTools: Bool {

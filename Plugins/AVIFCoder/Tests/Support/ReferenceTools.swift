@@ -23,25 +23,16 @@ enum ReferenceTools {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var arguments = ["-d", String(depth), "--index", String(index)]
         if !strict { arguments.append("--no-strict") }
-        let png = folder + "/out.png", raw = folder + "/out.raw"
+        let png = folder + "/out.png"
         let run = try CommandLine.run(avifdec, arguments + [path, png])
         guard run.status == 0 else { throw TestSupportError("avifdec \(path): \(run.stdout) \(run.stderr)") }
-        return try rasterFromImage(png, depth: depth, into: raw)
+        return try rasterFromImage(png, depth: depth)
     }
 
     /// Raw RGBA of any image file ImageMagick reads, with an optional operation (e.g. ["-rotate", "90"]).
-    static func rasterFromImage(_ path: String, depth: Int, operations: [String] = [], into raw: String) throws -> Raster {
-        let size = try CommandLine.run(convert, [path] + operations + ["-format", "%w %h", "info:"])
-        let parts = size.stdout.split(separator: " ").compactMap { Int($0) }
-        guard size.status == 0, parts.count == 2 else { throw TestSupportError("convert info: \(size.stderr)") }
-        let run = try CommandLine.run(convert, [path] + operations + ["-depth", String(depth), "-endian", "MSB", "rgba:" + raw])
-        guard run.status == 0 else { throw TestSupportError("convert \(path): \(run.stderr)") }
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: raw)))
-        let samples: [UInt16] = depth == 8
-            ? bytes.map { UInt16($0) }
-            : stride(from: 0, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-        guard samples.count == parts[0] * parts[1] * 4 else { throw TestSupportError("convert gave \(samples.count) samples") }
-        return Raster(width: parts[0], height: parts[1], samples: samples)
+    static func rasterFromImage(_ path: String, depth: Int, operations: [String] = []) throws -> Raster {
+        let image = try MagickRGBA.read(path, depth: depth, operations: operations)
+        return Raster(width: image.width, height: image.height, samples: image.samples)
     }
 
     /// Runs avifenc with `arguments` on a PNG made from `raster` (8-bit RGBA) and returns the AVIF bytes.

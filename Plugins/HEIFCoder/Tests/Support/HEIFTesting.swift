@@ -78,18 +78,8 @@ enum HEIFTest {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }
             .sorted { pageNumber($0) < pageNumber($1) }
         return try names.map { name in
-            let png = folder + "/" + name
-            let size = try CommandLine.run("/usr/bin/identify", ["-format", "%w %h", png])
-            let parts = size.stdout.split(separator: " ").compactMap { Int($0) }
-            guard size.status == 0, parts.count == 2 else { throw TestSupportError("identify failed: \(size.stderr)") }
-            let raw = folder + "/" + name + ".raw"
-            let converted = try CommandLine.run(convert, [png, "-endian", "MSB", "-depth", depth16 ? "16" : "8", "rgba:" + raw])
-            guard converted.status == 0 else { throw TestSupportError("convert failed: \(converted.stderr)") }
-            let bytes = try read(raw)
-            let samples = depth16
-                ? stride(from: 0, to: bytes.count - 1, by: 2).map { Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]) }
-                : bytes.map(Int.init)
-            return Reference(width: parts[0], height: parts[1], samples: samples)
+            let image = try MagickRGBA.read(folder + "/" + name, depth: depth16 ? 16 : 8)
+            return Reference(width: image.width, height: image.height, samples: image.samples.map(Int.init))
         }
     }
 

@@ -44,14 +44,7 @@ enum PDFTest {
 enum Reference {
     static let pdftocairo = "/usr/bin/pdftocairo"
 
-    /// The real ImageMagick when installed in /usr/bin, else whatever `convert` is on PATH.
-    static let convert: String? = {
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") { return "/usr/bin/convert" }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        return path.split(separator: ":").map { "\($0)/convert" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: pdftocairo) && convert != nil }
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: pdftocairo) && MagickRGBA.convert != nil }
     static let missingMessage = "pdftocairo (poppler-utils) or ImageMagick's convert is missing; skipping the reference comparison"
 
     /// `pdftocairo -png -cropbox [-transp] -f N -l N -singlefile` at `size` (`-scale-to-x/-y`, a stretch to exactly
@@ -59,7 +52,7 @@ enum Reference {
     static func render(_ pdf: [UInt8], page: Int = 0, size: PixelSize?, transparent: Bool = false) throws
         -> (width: Int, height: Int, rgba: [UInt8])
     {
-        guard let convert else { throw TestSupportError(missingMessage) }
+        guard MagickRGBA.convert != nil else { throw TestSupportError(missingMessage) }
         let folder = try TestPaths.temporaryDirectory("pdf-reference")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try PDFTest.write(pdf, to: folder + "/in.pdf")
@@ -72,13 +65,8 @@ enum Reference {
         if transparent { arguments.append("-transp") }
         let render = try CommandLine.run(pdftocairo, arguments + [folder + "/in.pdf", folder + "/out"])
         guard render.status == 0 else { throw TestSupportError("pdftocairo failed: \(render.stderr)") }
-        let png = try PDFTest.read(folder + "/out.png")
-        // The IHDR chunk always comes first: width and height are big-endian at bytes 16 and 20.
-        guard png.count > 24 else { throw TestSupportError("pdftocairo wrote no PNG") }
-        let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
-        let raw = try CommandLine.run(convert, [folder + "/out.png", "-alpha", "on", "-depth", "8", "rgba:" + folder + "/out.raw"])
-        guard raw.status == 0 else { throw TestSupportError("convert failed: \(raw.stderr)") }
-        return (width, height, try PDFTest.read(folder + "/out.raw"))
+        let image = try MagickRGBA.read(folder + "/out.png", operations: ["-alpha", "on"])
+        return (image.width, image.height, image.bytes)
     }
 }
 

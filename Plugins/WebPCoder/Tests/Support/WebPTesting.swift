@@ -69,9 +69,8 @@ enum WebPTesting {
 
     /// A PNG's pixels, as ImageMagick reads them.
     static func png(_ file: String, in folder: String) throws -> Pixels {
-        let size = try run("identify -format '%w %h' '\(file)'", in: folder).split(separator: " ").compactMap { Int($0) }
-        try run("convert '\(file)' -depth 8 rgba:png.rgba", in: folder)
-        return Pixels(width: size[0], height: size[1], bytes: try read(folder + "/png.rgba"))
+        let image = try MagickRGBA.read(file.hasPrefix("/") ? file : folder + "/" + file)
+        return Pixels(width: image.width, height: image.height, bytes: image.bytes)
     }
 
     static func pam(_ path: String) throws -> Pixels {
