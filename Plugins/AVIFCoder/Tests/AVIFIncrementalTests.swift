@@ -100,7 +100,7 @@ import Testing
         // Distinct previews (a new layer or more rows), counted by content.
         var distinct: [[UInt8]] = []
         for (_, preview) in previews where distinct.last != preview.bytes { distinct.append(preview.bytes) }
-        let psnr = Self.psnr(first.image, decoded)
+        let psnr = ImageComparison.psnr(first.image, decoded, includingAlpha: false, step: 2)
         print("\(name): \(bytes.count) bytes, header by \(Self.headerEnd(bytes)), first preview at \(first.length) "
               + "(\(first.length * 100 / bytes.count) %), \(distinct.count) distinct previews, first preview "
               + String(format: "%.1f dB", psnr) + " against the final image")
@@ -302,22 +302,5 @@ import Testing
             }
         }
         return check
-    }
-
-    /// PSNR over RGB at the image's own depth.
-    static func psnr(_ a: Image, _ b: Image) -> Double {
-        var squared = 0.0, count = 0.0
-        let peak = a.pixelFormat == .rgba16 ? 65535.0 : 255.0
-        for y in stride(from: 0, to: a.height, by: 2) {
-            for x in stride(from: 0, to: a.width, by: 2) {
-                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
-                for (u, v) in [(p.r, q.r), (p.g, q.g), (p.b, q.b)] {
-                    let d = Double(u) - Double(v)
-                    squared += d * d
-                    count += 1
-                }
-            }
-        }
-        return squared == 0 ? 99 : 10 * log10(peak * peak / (squared / count))
     }
 }

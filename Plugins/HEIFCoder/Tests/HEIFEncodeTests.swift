@@ -46,7 +46,7 @@ import Testing
         #expect(try HEIFTest.host().coders.coder(forData: encoded)?.descriptor.id == HEIFTest.coderID)
         let decoded = try HEIFTest.decode(encoded)
         #expect((decoded.width, decoded.height, decoded.alphaMode) == (96, 64, .straight))
-        let quality = psnr(decoded, original)
+        let quality = ImageComparison.psnr(decoded, original)
         #expect(quality >= 40, "PSNR \(quality) dB")
         print("HEIC q90 96x64 RGBA: \(encoded.count) bytes, PSNR \(String(format: "%.1f", quality)) dB")
     }
@@ -57,7 +57,7 @@ import Testing
         let encoded = try HEIFTest.host().coders.encode(original, format: "heic", options: EncodeOptions(quality: 90, speed: 9))
         let decoded = try HEIFTest.decode(encoded)
         #expect((decoded.width, decoded.height, decoded.alphaMode) == (33, 17, .none))
-        let quality = psnr(decoded, original)
+        let quality = ImageComparison.psnr(decoded, original)
         #expect(quality >= 31, "PSNR \(quality) dB")
         print("HEIC q90 33x17 RGB: \(encoded.count) bytes, PSNR \(String(format: "%.1f", quality)) dB")
     }
@@ -67,7 +67,7 @@ import Testing
         let original = try Self.picture(width: 64, height: 48)
         let encoded = try HEIFTest.host().coders.encode(original, format: "heic", options: EncodeOptions(speed: 9, lossless: true))
         let decoded = try HEIFTest.decode(encoded)
-        #expect(decoded.bytes == original.bytes, "PSNR \(psnr(decoded, original)) dB")
+        #expect(decoded.bytes == original.bytes, "PSNR \(ImageComparison.psnr(decoded, original)) dB")
     }
 
     @Test func tenBitRoundTrip() throws {
@@ -78,7 +78,7 @@ import Testing
         #expect(info.bitDepth == 10)
         let decoded = try HEIFTest.decode(encoded, DecodeOptions(highBitDepth: true))
         #expect(decoded.pixelFormat == .rgba16)
-        let quality = psnr(decoded, original)
+        let quality = ImageComparison.psnr(decoded, original)
         #expect(quality >= 38, "PSNR \(quality) dB")
         print("HEIC q90 64x48 10-bit RGBA: \(encoded.count) bytes, PSNR \(String(format: "%.1f", quality)) dB")
     }

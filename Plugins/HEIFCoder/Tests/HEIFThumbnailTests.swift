@@ -35,7 +35,7 @@ import Testing
         let full = try HEIFTest.decode(bytes)
         let downscaled = try ImageTransformers.Resize.resample(full, to: box)
         try #require((downscaled.width, downscaled.height) == (fast.width, fast.height))
-        let quality = psnr(fast, downscaled)
+        let quality = ImageComparison.psnr(fast, downscaled)
         #expect(quality >= 28, "thumbnail vs full decode + downscale: PSNR \(quality) dB")
         print("arrow 200x200: embedded thumbnail vs full decode + host downscale: PSNR \(String(format: "%.1f", quality)) dB")
     }
@@ -82,7 +82,7 @@ import Testing
         let fast = try HEIFTest.decode(bytes, DecodeOptions(thumbnailSize: box, limits: DecodeLimits(maxPixels: 64 * 64)))
         #expect((fast.width, fast.height, fast.alphaMode) == (32, 32, .straight))
         let downscaled = try ImageTransformers.Resize.resample(try HEIFTest.decode(bytes), to: box)
-        let quality = psnr(fast, downscaled)
+        let quality = ImageComparison.psnr(fast, downscaled)
         #expect(quality >= 25, "PSNR \(quality) dB")
         print("colors-with-alpha 32x32: embedded thumbnail vs full decode + host downscale: PSNR \(String(format: "%.1f", quality)) dB")
     }

@@ -117,22 +117,3 @@ struct SampleDifference: CustomStringConvertible {
 
     var description: String { "max channel difference \(maxChannel), \(differingSamples) of \(samples) samples differ" }
 }
-
-/// PSNR in dB over RGB (and alpha when both have it) of two RGBA8 images of the same size.
-func psnr(_ a: Image, _ b: Image) -> Double {
-    precondition(a.width == b.width && a.height == b.height)
-    var squared = 0.0
-    var count = 0
-    for y in 0..<a.height {
-        for x in 0..<a.width {
-            let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
-            for (u, v) in [(p.r, q.r), (p.g, q.g), (p.b, q.b), (p.a, q.a)] {
-                let d = Double(Int(u) - Int(v)) * 255 / Double(a.pixelFormat.maxValue)
-                squared += d * d
-                count += 1
-            }
-        }
-    }
-    let mse = squared / Double(count)
-    return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-}
