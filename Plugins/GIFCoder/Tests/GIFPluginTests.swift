@@ -47,18 +47,13 @@ struct GIFPluginTests {
         let coders = try GIFTesting.coders()
         let animation = GIFDisposalTests.animation()
         let still = try GIFEncodeTests.manyColours()
-        let failures = try await withThrowingTaskGroup(of: String?.self) { group in
-            for task in 0..<16 {
-                group.addTask {
-                    if task % 2 == 0 {
-                        let frames = try coders.frames(data: animation).readAll().map(GIFTesting.picture)
-                        return frames == GIFDisposalTests.expected ? nil : "task \(task): frames differ"
-                    }
-                    let gif = try coders.encode(still, format: "gif")
-                    return try coders.decode(data: gif).width == 64 ? nil : "task \(task): bad round trip"
-                }
+        let failures = try await ConcurrentChecks.failures(tasks: 16) { task in
+            if task % 2 == 0 {
+                let frames = try coders.frames(data: animation).readAll().map(GIFTesting.picture)
+                return frames == GIFDisposalTests.expected ? nil : "task \(task): frames differ"
             }
-            return try await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
+            let gif = try coders.encode(still, format: "gif")
+            return try coders.decode(data: gif).width == 64 ? nil : "task \(task): bad round trip"
         }
         #expect(failures.isEmpty, "\(failures)")
     }

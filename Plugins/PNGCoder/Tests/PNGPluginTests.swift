@@ -47,11 +47,8 @@ struct PNGPluginTests {
         let pattern = Pattern.color(bits: 8, alpha: true, width: 97, height: 61)
         let png = try coders.encode(try PNGRoundTripTests.image(pattern, alphaMode: .straight), format: "png",
                                     options: EncodeOptions(progressive: true))
-        let failures = try await withThrowingTaskGroup(of: String?.self) { group in
-            for _ in 0..<16 {
-                group.addTask { PNGTesting.firstMismatch(try coders.decode(data: png), pattern) }
-            }
-            return try await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
+        let failures = try await ConcurrentChecks.failures(tasks: 16) { _ in
+            PNGTesting.firstMismatch(try coders.decode(data: png), pattern)
         }
         #expect(failures.isEmpty, "\(failures)")
     }

@@ -39,19 +39,14 @@ struct WebPPluginTests {
         let expectedStill = try coders.decode(data: still).bytes
         let expectedFrames = try coders.frames(data: animation).readAll().map(\.bytes)
         let source = try WebPEncodeTests.image("rose.png", in: folder, alpha: .none)
-        let failures = try await withThrowingTaskGroup(of: String?.self) { group in
-            for task in 0..<12 {
-                group.addTask {
-                    switch task % 3 {
-                    case 0: return try coders.decode(data: still).bytes == expectedStill ? nil : "task \(task): still differs"
-                    case 1: return try coders.frames(data: animation).readAll().map(\.bytes) == expectedFrames ? nil : "task \(task): frames differ"
-                    default:
-                        let webp = try coders.encode(source, format: "webp", options: EncodeOptions(lossless: true))
-                        return try coders.decode(data: webp).bytes == source.bytes ? nil : "task \(task): round trip differs"
-                    }
-                }
+        let failures = try await ConcurrentChecks.failures(tasks: 12) { task in
+            switch task % 3 {
+            case 0: return try coders.decode(data: still).bytes == expectedStill ? nil : "task \(task): still differs"
+            case 1: return try coders.frames(data: animation).readAll().map(\.bytes) == expectedFrames ? nil : "task \(task): frames differ"
+            default:
+                let webp = try coders.encode(source, format: "webp", options: EncodeOptions(lossless: true))
+                return try coders.decode(data: webp).bytes == source.bytes ? nil : "task \(task): round trip differs"
             }
-            return try await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
         }
         #expect(failures.isEmpty, "\(failures)")
     }
