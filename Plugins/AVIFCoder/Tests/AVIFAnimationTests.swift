@@ -17,7 +17,7 @@ import Testing
             print("SKIPPED: corpus not found")
             return
         }
-        let bytes = try AVIFTest.read(corpus + "/" + relative)
+        let bytes = try TestFiles.read(corpus + "/" + relative)
         let info = try AVIFTest.probe(bytes)
         #expect(info.frameCount == row.framesOrPages)
         #expect(info.loopCount == nil)
@@ -66,11 +66,11 @@ import Testing
         let folder = try TestPaths.temporaryDirectory("avif-long")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (width, height, count) = (1024, 1024, 80)
-        try AVIFTest.write(Self.movingBars(width: width, height: height, frames: count), to: folder + "/in.y4m")
+        try TestFiles.write(Self.movingBars(width: width, height: height, frames: count), to: folder + "/in.y4m")
         let encode = try CommandLine.run(
             ReferenceTools.avifenc, ["-s", "10", "-j", "1", "--min", "40", "--max", "40", folder + "/in.y4m", folder + "/long.avifs"])
         try #require(encode.status == 0, "avifenc: \(encode.stderr)")
-        let bytes = try AVIFTest.read(folder + "/long.avifs")
+        let bytes = try TestFiles.read(folder + "/long.avifs")
 
         let reader = try AVIFTest.coders().frames(data: bytes)
         _ = try reader.next()

@@ -20,7 +20,7 @@ import Testing
         #expect(valid.count >= 38)
         var decodedPixels = 0
         for row in valid {
-            let bytes = try AVIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             #expect(try AVIFTest.coders().coder(forData: bytes)?.descriptor.id == AVIFTest.coderID, "\(row.path) not sniffed")
             let info = try AVIFTest.probe(bytes)
             #expect((info.width, info.height) == (row.width, row.height), "\(row.path): probe \(info.width)x\(info.height)")
@@ -43,7 +43,7 @@ import Testing
     @Test func filesTheReferenceToolRejects() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { return }
         for row in rows where row.outcome == "reference-tool-fails" && !Self.decodedDespiteStrictAvifdec.contains(row.path) {
-            let bytes = try AVIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             do {
                 let image = try AVIFTest.decode(bytes)
                 #expect((image.width, image.height) == (row.width, row.height), "\(row.path)")
@@ -66,7 +66,7 @@ import Testing
         // Not sniffed as AVIF at all: the host reports an unknown format without calling the coder.
         let notAVIF: Set = ["bad/made-empty.avif", "bad/made-one-byte.avif", "bad/made-png-named-as.avif"]
         for row in rows where row.path.hasPrefix("bad/") {
-            let bytes = try AVIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             let chosen = try AVIFTest.coders().coder(forData: bytes)
             #expect((chosen == nil) == notAVIF.contains(row.path), "\(row.path): sniffed \(chosen?.descriptor.id ?? "nil")")
             do {
@@ -89,7 +89,7 @@ import Testing
         guard let corpus = TestPaths.corpus else { return }
         let names = try FileManager.default.contentsOfDirectory(atPath: corpus + "/bad").sorted()
         for name in names where !name.hasSuffix(".avif") {
-            let bytes = try AVIFTest.read(corpus + "/bad/" + name)
+            let bytes = try TestFiles.read(corpus + "/bad/" + name)
             if try AVIFTest.coders().coder(forData: bytes) != nil {
                 #expect(AVIFTest.decodeStatus(bytes) != nil, "\(name) decoded as AVIF")
             }
@@ -100,7 +100,7 @@ import Testing
     @Test func heifFilesAreNotClaimed() throws {
         guard let corpus = TestPaths.corpus else { return }
         for name in try FileManager.default.contentsOfDirectory(atPath: corpus + "/heif").sorted() {
-            let bytes = try AVIFTest.read(corpus + "/heif/" + name)
+            let bytes = try TestFiles.read(corpus + "/heif/" + name)
             let chosen = try AVIFTest.coders().coder(forData: bytes)?.descriptor.id
             #expect((chosen == AVIFTest.coderID) == (name == "libheif-avif32.heif"), "\(name): \(chosen ?? "not claimed")")
         }

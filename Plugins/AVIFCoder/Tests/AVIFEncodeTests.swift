@@ -33,7 +33,7 @@ import Testing
         if ReferenceTools.available {
             let folder = try TestPaths.temporaryDirectory("avif-lossless")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            try AVIFTest.write(encoded, to: folder + "/x.avif")
+            try TestFiles.write(encoded, to: folder + "/x.avif")
             #expect(Difference(try ReferenceTools.decode(folder + "/x.avif", depth: 8), raster).maxChannel == 0)
         }
     }
@@ -120,7 +120,7 @@ import Testing
         }
         let made = try CommandLine.run(ReferenceTools.avifenc, arguments + [folder + "/source.avifs"])
         try #require(made.status == 0, "avifenc: \(made.stderr)")
-        let frames = try AVIFTest.frames(try AVIFTest.read(folder + "/source.avifs"))
+        let frames = try AVIFTest.frames(try TestFiles.read(folder + "/source.avifs"))
         #expect(frames.map(\.durationMilliseconds) == durations)
 
         let encoded = try AVIFTest.coders().encode(frames: frames, format: "avif", options: EncodeOptions(quality: 80, speed: 10))
@@ -130,7 +130,7 @@ import Testing
         let decoded = try AVIFTest.frames(encoded)
         #expect(decoded.map(\.durationMilliseconds) == durations)
         for (a, b) in zip(decoded, frames) { #expect(Difference(Raster(a), Raster(b)).psnr(maxValue: 255) >= 30) }
-        try AVIFTest.write(encoded, to: folder + "/ours.avifs")
+        try TestFiles.write(encoded, to: folder + "/ours.avifs")
         #expect(try ReferenceTools.durations(folder + "/ours.avifs") == durations)
         // Frames of different sizes cannot share a sequence.
         let small = try Self.image(Raster.pattern(width: 8, height: 8))

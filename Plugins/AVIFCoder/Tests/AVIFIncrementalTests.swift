@@ -118,7 +118,7 @@ import Testing
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { print("SKIPPED: corpus not found"); return }
         var checked = 0
         for row in rows where row.path.hasPrefix("avif/") {
-            let bytes = try AVIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             let lengths = (1...25).map { bytes.count * $0 / 25 }.filter { $0 > 0 }
             let expected = Result { try AVIFTest.decode(bytes) }
             // Files libavif rejects (reference-tool-fails rows) may fail as soon as their header is in.
@@ -139,7 +139,7 @@ import Testing
     @Test func badFilesFinishLikeDecode() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { print("SKIPPED: corpus not found"); return }
         for row in rows where row.path.hasPrefix("bad/") {
-            let bytes = try AVIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             guard bytes.count > 64,
                   let decoder = try AVIFTest.coders().incrementalDecoder(forPrefix: Array(bytes.prefix(64)))
             else { continue }

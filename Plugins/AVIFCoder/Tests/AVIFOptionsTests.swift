@@ -45,7 +45,7 @@ import Testing
         guard let corpus = TestPaths.corpus else { return }
         let files = ["kodim03_yuv420_8bpc.avif", "star-10bpc-with-alpha.avifs", "clap_irot_imir_non_essential.avif",
                      "kimono.crop.avif"].map { corpus + "/avif/" + $0 }
-        let inputs = try files.map { try AVIFTest.read($0) }
+        let inputs = try files.map { try TestFiles.read($0) }
         let expected = try inputs.map { try AVIFTest.decode($0).bytes }
         let coders = try AVIFTest.coders()
         let results = ResultBox(count: 8)

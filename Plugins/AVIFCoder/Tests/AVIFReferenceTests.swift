@@ -52,7 +52,7 @@ import Testing
         guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
         guard let corpus = TestPaths.corpus else { print("SKIPPED: corpus not found"); return }
         let path = corpus + "/avif/" + testCase.file
-        let bytes = try AVIFTest.read(path)
+        let bytes = try TestFiles.read(path)
         let options = DecodeOptions(frameIndex: testCase.frame, highBitDepth: testCase.highBitDepth, ignoreOrientation: true)
         let image = try AVIFTest.decode(bytes, options)
         let info = try AVIFTest.probe(bytes)
@@ -91,7 +91,7 @@ import Testing
         let pattern = Raster.pattern(width: 37, height: 21, alpha: true)
         let bytes = try ReferenceTools.encode(pattern, ["-l", "--premultiply"])
         let path = folder + "/prem.avif"
-        try AVIFTest.write(bytes, to: path)
+        try TestFiles.write(bytes, to: path)
         let image = try AVIFTest.decode(bytes)
         #expect(image.alphaMode == .premultiplied)
         #expect(try AVIFTest.probe(bytes).details.contains("premultiplied alpha"))

@@ -31,7 +31,7 @@ struct FileLoaderCancellationTests {
     func noDescriptorLeaks() async throws {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try FileLoaderTesting.write(FileLoaderTesting.bytes(count: 600_000), to: folder + "/f.bin")
+        let path = try TestFiles.write(FileLoaderTesting.bytes(count: 600_000), to: folder + "/f.bin")
         let loaders = try FileLoaderTesting.loaders()
         _ = try await loaders.load(url: path, options: LoadOptions())
         _ = try? await loaders.load(url: path, options: LoadOptions(maxBytes: 10))

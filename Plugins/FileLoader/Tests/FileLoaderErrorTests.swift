@@ -20,7 +20,7 @@ struct FileLoaderErrorTests {
     func parentIsAFile() async throws {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = try FileLoaderTesting.write([1, 2, 3], to: folder + "/file")
+        let file = try TestFiles.write([1, 2, 3], to: folder + "/file")
         let error = try await FileLoaderTesting.loadError(file + "/child.png")
         #expect(error?.status == .notFound)
         #expect(FileLoaderTesting.message(of: error).contains("a parent is not a directory"))
@@ -31,7 +31,7 @@ struct FileLoaderErrorTests {
     func permissionDenied() async throws {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try FileLoaderTesting.write([1, 2, 3], to: folder + "/secret.png")
+        let path = try TestFiles.write([1, 2, 3], to: folder + "/secret.png")
         chmod(path, 0)
         let error = try await FileLoaderTesting.loadError(path)
         #expect(error?.status == .io)
@@ -69,7 +69,7 @@ struct FileLoaderErrorTests {
     func tooLarge() async throws {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try FileLoaderTesting.write(FileLoaderTesting.bytes(count: 1000), to: folder + "/big.png")
+        let path = try TestFiles.write(FileLoaderTesting.bytes(count: 1000), to: folder + "/big.png")
         let error = try await FileLoaderTesting.loadError(path, maxBytes: 999)
         #expect(error?.status == .limitExceeded)
         #expect(FileLoaderTesting.message(of: error) == "\(path) is 1000 bytes, over the limit of 999 bytes")

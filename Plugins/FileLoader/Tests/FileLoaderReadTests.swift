@@ -24,7 +24,7 @@ struct FileLoaderReadTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Not a multiple of the 256 KiB chunk, so the last chunk is a partial one.
         let content = FileLoaderTesting.bytes(count: 5 * 1024 * 1024 + 12_345)
-        let path = try FileLoaderTesting.write(content, to: folder + "/big.bin")
+        let path = try TestFiles.write(content, to: folder + "/big.bin")
         let loaders = try FileLoaderTesting.loaders()
         let byPath = try await loaders.load(url: path, options: LoadOptions())
         #expect(byPath.count == content.count)
@@ -37,7 +37,7 @@ struct FileLoaderReadTests {
     func emptyFile() async throws {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try FileLoaderTesting.write([], to: folder + "/empty")
+        let path = try TestFiles.write([], to: folder + "/empty")
         #expect(try await FileLoaderTesting.loaders().load(url: path, options: LoadOptions()) == [])
     }
 
@@ -48,7 +48,7 @@ struct FileLoaderReadTests {
         try FileManager.default.createDirectory(atPath: folder + "/with space", withIntermediateDirectories: false)
         let path = folder + "/with space/a b%c#d?e ü.bin"
         let content = FileLoaderTesting.bytes(count: 1000, seed: 7)
-        try FileLoaderTesting.write(content, to: path)
+        try TestFiles.write(content, to: path)
         let loaders = try FileLoaderTesting.loaders()
         let url = FileLoaderTesting.fileURL(path)
         #expect(url.contains("with%20space/a%20b%25c%23d%3Fe%20%C3%BC.bin"))
@@ -62,7 +62,7 @@ struct FileLoaderReadTests {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let content = FileLoaderTesting.bytes(count: 300, seed: 3)
-        let path = try FileLoaderTesting.write(content, to: folder + "/x.bin")
+        let path = try TestFiles.write(content, to: folder + "/x.bin")
         let loaders = try FileLoaderTesting.loaders()
         for url in [FileLoaderTesting.fileURL(path, host: "localhost"), FileLoaderTesting.fileURL(path, host: "LocalHost"),
                     "file:" + path, "FILE://" + path, "file://" + path + "#page=2", "file://" + path + "?v=1"] {
@@ -74,7 +74,7 @@ struct FileLoaderReadTests {
     func exactlyAtLimit() async throws {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try FileLoaderTesting.write(FileLoaderTesting.bytes(count: 1000), to: folder + "/k.bin")
+        let path = try TestFiles.write(FileLoaderTesting.bytes(count: 1000), to: folder + "/k.bin")
         let bytes = try await FileLoaderTesting.loaders().load(url: path, options: LoadOptions(maxBytes: 1000))
         #expect(bytes.count == 1000)
     }
@@ -90,7 +90,7 @@ struct FileLoaderReadTests {
         let folder = try FileLoaderTesting.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let content = FileLoaderTesting.bytes(count: 3 * 1024 * 1024 + 1, seed: 11)
-        let path = try FileLoaderTesting.write(content, to: folder + "/shared.bin")
+        let path = try TestFiles.write(content, to: folder + "/shared.bin")
         let loaders = try FileLoaderTesting.loaders()
         let intact = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<8 {

@@ -53,7 +53,7 @@ struct GIFReferenceTests {
         ]
         for (name, command) in variants {
             if !command.isEmpty { try ReferenceTools.run(command, in: folder) }
-            let gif = try GIFTesting.read(folder + "/" + name)
+            let gif = try TestFiles.read(folder + "/" + name)
             Self.expectSameFrames(try Self.ourFrames(gif), reference, width: 64, name)
             let info = try GIFTesting.coders().probe(data: gif)
             #expect(info.frameCount == 5, "\(name)")
@@ -67,7 +67,7 @@ struct GIFReferenceTests {
         let folder = try TestPaths.temporaryDirectory("imagepipe-gif")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try ReferenceTools.run("convert rose: -interlace GIF rose.gif", in: folder)
-        let gif = try GIFTesting.read(folder + "/rose.gif")
+        let gif = try TestFiles.read(folder + "/rose.gif")
         let theirs = try ReferenceTools.coalesce("rose.gif", in: folder, width: 70, height: 46)
         let image = try GIFTesting.coders().decode(data: gif)
         #expect((image.width, image.height) == (70, 46))

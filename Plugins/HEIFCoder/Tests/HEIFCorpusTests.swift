@@ -23,7 +23,7 @@ import Testing
         #expect(valid.count >= 20)
         var checked = 0
         for row in valid {
-            let bytes = try HEIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             guard try HEIFTest.host().coders.coder(forData: bytes) != nil else {
                 // libheif-avif32.heif carries the avif brand: the AVIF coder's (see HEIFSniffTests).
                 #expect(row.details.contains("coded(ispe) 32x32") && row.path.hasSuffix("avif32.heif"), "\(row.path) not claimed")
@@ -59,7 +59,7 @@ import Testing
         let failing = rows.filter { $0.outcome == "reference-tool-fails" }
         #expect(failing.count >= 4)
         for row in failing {
-            let bytes = try HEIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             for operation in ["probe", "decode"] {
                 do {
                     if operation == "probe" { _ = try HEIFTest.probe(bytes) } else { _ = try HEIFTest.decode(bytes) }
@@ -80,7 +80,7 @@ import Testing
         #expect(bad.count >= 8)
         let limits = DecodeLimits(maxPixels: 64_000_000)
         for row in bad {
-            let bytes = try HEIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             do {
                 let image = try HEIFTest.decode(bytes, DecodeOptions(limits: limits))
                 Issue.record("\(row.path): decoded \(image.width)x\(image.height)")
@@ -91,7 +91,7 @@ import Testing
                 #expect(error.pluginStatus != .internalError, "\(row.path): \(error)")
             }
         }
-        let bomb = try HEIFTest.read(corpus + "/bad/pillow-200MP.heic")
+        let bomb = try TestFiles.read(corpus + "/bad/pillow-200MP.heic")
         let info = try HEIFTest.probe(bomb, DecodeOptions(thumbnailSize: PixelSize(width: 256, height: 256), limits: limits))
         #expect((info.width, info.height) == (12240, 16320))
         #expect(info.details.contains("at 256x256: embedded thumbnail 384x512"), "\(info.details)")
@@ -102,7 +102,7 @@ import Testing
     /// Every truncation of a small valid file fails cleanly (or, very near the end, may still decode).
     @Test func everyTruncationFailsCleanly() throws {
         guard let corpus = HEIFTest.corpus("everyTruncationFailsCleanly") else { return }
-        let bytes = try HEIFTest.read(corpus + "/heif/libheif-colors-with-alpha-thumbnail.heic")
+        let bytes = try TestFiles.read(corpus + "/heif/libheif-colors-with-alpha-thumbnail.heic")
         var statuses: [String: Int] = [:]
         for length in stride(from: 1, to: bytes.count, by: 7) {
             do {

@@ -7,7 +7,7 @@ import Testing
 @Suite struct HEIFDecodeOptionsTests {
     static func corpusFile(_ name: String, _ test: String) throws -> [UInt8]? {
         guard let corpus = HEIFTest.corpus(test) else { return nil }
-        return try HEIFTest.read(corpus + "/heif/" + name)
+        return try TestFiles.read(corpus + "/heif/" + name)
     }
 
     /// libheif applies irot and clap by default; IP_DECODE_IGNORE_ORIENTATION drops them all (1.15 cannot drop

@@ -90,7 +90,7 @@ import Testing
         let encoded = try HEIFTest.host().coders.encode(original, format: "heic", options: EncodeOptions(quality: 90, speed: 9))
         let folder = try TestPaths.temporaryDirectory("heif-encode")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try HEIFTest.write(encoded, to: folder + "/out.heic")
+        try TestFiles.write(encoded, to: folder + "/out.heic")
         let reference = try #require(try HEIFTest.reference(folder + "/out.heic").first)
         let decoded = try HEIFTest.decode(encoded)
         #expect(SampleDifference(decoded, reference).maxChannel == 0)

@@ -40,8 +40,8 @@ import Testing
     @Test(arguments: cases) func matchesHeifConvert(_ test: Case) throws {
         guard let corpus = HEIFTest.corpus("matchesHeifConvert"), HEIFTest.hasReferenceTools("matchesHeifConvert") else { return }
         let path = corpus + "/heif/" + test.file
-        let image = try HEIFTest.decode(try HEIFTest.read(path), DecodeOptions(highBitDepth: test.highBitDepth))
-        let bits = try HEIFTest.probe(try HEIFTest.read(path)).bitDepth
+        let image = try HEIFTest.decode(try TestFiles.read(path), DecodeOptions(highBitDepth: test.highBitDepth))
+        let bits = try HEIFTest.probe(try TestFiles.read(path)).bitDepth
         var reference = try #require(try HEIFTest.reference(path, depth16: test.highBitDepth).first)
         if test.highBitDepth {
             #expect(image.pixelFormat == .rgba16 && bits > 8, "\(test): \(image.pixelFormat), \(bits) bits")
@@ -60,7 +60,7 @@ import Testing
     @Test func pagesMatchHeifConvertImages() throws {
         guard let corpus = HEIFTest.corpus("pages"), HEIFTest.hasReferenceTools("pages") else { return }
         let path = corpus + "/heif/pillow-zPug_3.heic"
-        let bytes = try HEIFTest.read(path)
+        let bytes = try TestFiles.read(path)
         let references = try HEIFTest.reference(path)
         try #require(references.count == 3)
         #expect(try HEIFTest.probe(bytes).pageCount == 3)

@@ -73,7 +73,7 @@ import Testing
         #expect(rows.count >= 30)
         var claimed: [String] = []
         for row in rows {
-            let bytes = try HEIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             if try Self.chosen(Array(bytes.prefix(4096))) != nil { claimed.append(row.path) }
         }
         #expect(claimed.isEmpty, "claimed AVIF files: \(claimed)")
@@ -84,7 +84,7 @@ import Testing
     @Test func corpusHEIFFilesAreClaimed() throws {
         guard let corpus = HEIFTest.corpus("corpusHEIFFilesAreClaimed") else { return }
         for row in try CorpusManifest.testRows(in: corpus) where row.path.hasPrefix("heif/") {
-            let bytes = try HEIFTest.read(corpus + "/" + row.path)
+            let bytes = try TestFiles.read(corpus + "/" + row.path)
             let expected = row.path.hasSuffix("avif32.heif") ? nil : HEIFTest.coderID
             #expect(try Self.chosen(bytes) == expected, "\(row.path)")
         }

@@ -34,7 +34,7 @@ struct PDFCorpusTests {
 
     static func bytes(_ row: Row) throws -> [UInt8]? {
         guard let corpus = TestPaths.corpus else { return nil }
-        return try PDFTest.read(corpus + "/" + row.path)
+        return try TestFiles.read(corpus + "/" + row.path)
     }
 
     @Test("the manifest lists valid and hostile PDFs (skipped without the corpus)")

@@ -60,14 +60,14 @@ struct PDFErrorTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gs") else { return nil }
         let folder = try TestPaths.temporaryDirectory("pdf-encrypted")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try PDFTest.write(Self.threePages, to: folder + "/plain.pdf")
+        try TestFiles.write(Self.threePages, to: folder + "/plain.pdf")
         let result = try CommandLine.run("/usr/bin/gs", [
             "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite", "-sOwnerPassword=owner-secret",
             "-sUserPassword=user-secret", "-dEncryptionR=3", "-dKeyLength=128", "-o", folder + "/encrypted.pdf",
             folder + "/plain.pdf",
         ])
         guard result.status == 0 else { throw TestSupportError("gs failed: \(result.stderr)") }
-        return try PDFTest.read(folder + "/encrypted.pdf")
+        return try TestFiles.read(folder + "/encrypted.pdf")
     }
 
     @Test("an encrypted PDF needs its password: none is UNSUPPORTED 'password required'; user or owner password opens it")
@@ -117,13 +117,13 @@ struct PDFErrorTests {
         }
         let emptyPassword = corpus + "/pdf/pdfjs-empty_protected.pdf"
         if FileManager.default.fileExists(atPath: emptyPassword) {
-            let bytes = try PDFTest.read(emptyPassword)
+            let bytes = try TestFiles.read(emptyPassword)
             #expect((try PDFTest.decode(bytes)).width == 612)
             #expect((try PDFTest.decode(bytes, DecodeOptions(password: "not it"))).width == 612)
         }
         let protected = corpus + "/bad/pdfjs-saslprep-r6.pdf"
         if FileManager.default.fileExists(atPath: protected) {
-            let bytes = try PDFTest.read(protected)
+            let bytes = try TestFiles.read(protected)
             let error = try #require(try PDFTest.decodeError(bytes))
             #expect(error.status == .unsupported && error.description.contains("password required"), "\(error)")
             let wrong = try #require(try PDFTest.decodeError(bytes, DecodeOptions(password: "wrong")))

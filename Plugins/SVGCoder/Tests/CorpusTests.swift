@@ -23,7 +23,7 @@ import Testing
         var total = (compared: 0, pixels: 0, differing: 0, overflowing: 0)
         for row in valid {
             let path = corpus + "/" + row.path
-            let bytes = try SVGTest.read(path)
+            let bytes = try TestFiles.read(path)
             let options = DecodeOptions(sourceURL: SVGTest.fileURL(path))
             #expect(try SVGTest.host().coders.coder(forData: bytes)?.descriptor.id == SVGTest.coderID, "\(row.path) not sniffed")
             let info = try SVGTest.probe(bytes, options)
@@ -56,7 +56,7 @@ import Testing
             guard let width = row.width, let height = row.height else { continue }
             let options = DecodeOptions(thumbnailSize: PixelSize(width: width, height: height), scaleMode: .fill,
                                         sourceURL: SVGTest.fileURL(path))
-            let image = try SVGTest.decode(try SVGTest.read(path), options)
+            let image = try SVGTest.decode(try TestFiles.read(path), options)
             #expect((image.width, image.height) == (width, height), "\(row.path)")
         }
     }
@@ -72,7 +72,7 @@ import Testing
                 continue
             }
             let path = corpus + "/" + row.path
-            let bytes = try SVGTest.read(path)
+            let bytes = try TestFiles.read(path)
             // At the intrinsic size, a file that must be rejected is rejected (a size bomb by the limits) ...
             do {
                 _ = try SVGTest.decode(bytes, DecodeOptions(sourceURL: SVGTest.fileURL(path)))

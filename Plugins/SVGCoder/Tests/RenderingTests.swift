@@ -46,7 +46,7 @@ import Testing
         let document = try #require(Self.documents.first { $0.name == name })
         let folder = try TestPaths.temporaryDirectory("svg-reference-doc")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try SVGTest.write(document.svg, to: folder + "/\(name).svg")
+        let path = try TestFiles.write(document.svg, to: folder + "/\(name).svg")
         for (size, mode) in Self.requests {
             let image = try SVGTest.decode(document.svg, DecodeOptions(thumbnailSize: size, scaleMode: mode, sourceURL: SVGTest.fileURL(path)))
             // rsvg-convert -w W -h H stretches to exactly W x H, which is what our placement computed.

@@ -21,16 +21,16 @@ import Testing
             try Self.png(color: "#ff0000", to: root + "/outside.png")
             try Self.png(color: "#0000ff", to: root + "/doc/sub/inside.png")
             let fragment = #"<rect xmlns="http://www.w3.org/2000/svg" width="20" height="20" fill="%@"/>"#
-            try SVGTest.write(Array(fragment.replacingOccurrences(of: "%@", with: "#ff0000").utf8), to: root + "/outside.xml")
-            try SVGTest.write(Array(fragment.replacingOccurrences(of: "%@", with: "#0000ff").utf8), to: root + "/doc/inside.xml")
-            try SVGTest.write(Array("rect { fill: #ff0000 !important; }".utf8), to: root + "/outside.css")
-            try SVGTest.write(Array("rect { fill: #0000ff !important; }".utf8), to: root + "/doc/inside.css")
-            try SVGTest.write(Array("XXXXXXXX".utf8), to: root + "/doc/inside.txt")
+            try TestFiles.write(Array(fragment.replacingOccurrences(of: "%@", with: "#ff0000").utf8), to: root + "/outside.xml")
+            try TestFiles.write(Array(fragment.replacingOccurrences(of: "%@", with: "#0000ff").utf8), to: root + "/doc/inside.xml")
+            try TestFiles.write(Array("rect { fill: #ff0000 !important; }".utf8), to: root + "/outside.css")
+            try TestFiles.write(Array("rect { fill: #0000ff !important; }".utf8), to: root + "/doc/inside.css")
+            try TestFiles.write(Array("XXXXXXXX".utf8), to: root + "/doc/inside.txt")
         }
 
         static func png(color: String, to path: String) throws {
             let svg = SVGTest.svg(width: "20", height: "20", #"<rect width="20" height="20" fill="\#(color)"/>"#)
-            let source = try SVGTest.write(svg, to: path + ".svg")
+            let source = try TestFiles.write(svg, to: path + ".svg")
             let result = try CommandLine.run("/usr/bin/rsvg-convert", ["-o", path, source])
             guard result.status == 0 else { throw TestSupportError("rsvg-convert: \(result.stderr)") }
         }
@@ -41,7 +41,7 @@ import Testing
                 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
                      xmlns:xi="http://www.w3.org/2001/XInclude" width="20" height="20">\(body)</svg>
                 """).utf8)
-            try SVGTest.write(svg, to: svgPath)
+            try TestFiles.write(svg, to: svgPath)
             let url: String? = sourceURL ?? svgURL
             return try SVGTest.decode(svg, DecodeOptions(sourceURL: url))
         }
@@ -75,7 +75,7 @@ import Testing
         #expect(try layout.decode(body, sourceURL: "file://otherhost" + layout.svgPath).rgba(10, 10)[3] == 0)
         #expect(try layout.decode(body, sourceURL: "data:image/svg+xml,<svg/>").rgba(10, 10)[3] == 0)
         // Embedded data: URLs need no base.
-        let png = try SVGTest.read(layout.doc + "/sub/inside.png")
+        let png = try TestFiles.read(layout.doc + "/sub/inside.png")
         let dataURL = "data:image/png;base64," + Data(png).base64EncodedString()
         #expect(try layout.decode(#"<image width="20" height="20" xlink:href="\#(dataURL)"/>"#, sourceURL: .some(nil)).rgba(10, 10) == Self.blue)
     }

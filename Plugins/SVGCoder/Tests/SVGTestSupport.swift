@@ -29,19 +29,6 @@ enum SVGTest {
         return Array("<svg \(attributes)>\(body)</svg>".utf8)
     }
 
-    /// Writes bytes to a file (creating it) and returns the path.
-    @discardableResult
-    static func write(_ bytes: [UInt8], to path: String) throws -> String {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw TestSupportError("cannot write \(path)")
-        }
-        return path
-    }
-
-    static func read(_ path: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
     /// A file: URL for an absolute path made of URL-safe characters (temp folders and the corpus are).
     static func fileURL(_ path: String) -> String {
         "file://" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)

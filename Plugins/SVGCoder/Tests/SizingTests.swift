@@ -33,7 +33,7 @@ import Testing
         if SVGTest.hasReferenceTools {
             let folder = try TestPaths.temporaryDirectory("svg-size")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let reference = try SVGTest.reference(svgPath: try SVGTest.write(item.svg, to: folder + "/a.svg"))
+            let reference = try SVGTest.reference(svgPath: try TestFiles.write(item.svg, to: folder + "/a.svg"))
             #expect((reference.width, reference.height) == (item.width, item.height), "rsvg-convert disagrees")
         }
     }

@@ -75,13 +75,13 @@ import Testing
         let folder = try TestPaths.temporaryDirectory("svg-sniff")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let svg = "<?xml version=\"1.0\"?>\n<!-- compressed -->\n" + #"<svg xmlns="http://www.w3.org/2000/svg" width="12" height="8"><rect width="12" height="8" fill="red"/></svg>"#
-        try SVGTest.write(Array(svg.utf8), to: folder + "/icon.svg")
-        try SVGTest.write(Array("<html><body>not svg</body></html>".utf8), to: folder + "/page.html")
+        try TestFiles.write(Array(svg.utf8), to: folder + "/icon.svg")
+        try TestFiles.write(Array("<html><body>not svg</body></html>".utf8), to: folder + "/page.html")
         #expect(try CommandLine.shell("cd '\(folder)' && gzip -9 -k icon.svg page.html").status == 0)
-        let svgz = try SVGTest.read(folder + "/icon.svg.gz")
+        let svgz = try TestFiles.read(folder + "/icon.svg.gz")
         let host = try SVGTest.host()
         #expect(host.coders.coder(forData: svgz)?.descriptor.id == SVGTest.coderID)
-        #expect(host.coders.coder(forData: try SVGTest.read(folder + "/page.html.gz")) == nil)
+        #expect(host.coders.coder(forData: try TestFiles.read(folder + "/page.html.gz")) == nil)
         // A stream cut short (no gzip trailer) still decides from what inflates.
         #expect(host.coders.coder(forData: Array(svgz.prefix(svgz.count - 12)))?.descriptor.id == SVGTest.coderID)
         #expect(host.coders.coder(forData: [0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF]) == nil)

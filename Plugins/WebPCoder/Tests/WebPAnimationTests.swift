@@ -9,7 +9,7 @@ struct WebPAnimationTests {
     /// img2webp: f1 lossless 70 ms, f2 (transparent circle) lossless 120 ms, f3 lossy 5 ms; loop count 3.
     static func makeAnimation(in folder: String) throws -> [UInt8] {
         try WebPTesting.run("img2webp -loop 3 -lossless -d 70 f1.png -d 120 f2.png -lossy -q 80 -d 5 f3.png -o anim.webp", in: folder)
-        return try WebPTesting.read(folder + "/anim.webp")
+        return try TestFiles.read(folder + "/anim.webp")
     }
 
     @Test("img2webp frames: lossless frames exact, the lossy one within 48 per channel and mean < 6; durations and loop count")
@@ -59,8 +59,8 @@ struct WebPAnimationTests {
                 + "-dispose Previous \\( -size 64x48 xc:none -fill yellow -draw 'rectangle 5,5 30,20' \\) "
                 + "-dispose None \\( -size 64x48 xc:none -fill blue -draw 'rectangle 40,30 60,44' \\) -loop 3 source.gif && "
                 + "gif2webp -quiet source.gif -o anim.webp && convert source.gif -coalesce -depth 8 rgba:coalesced.rgba", in: folder)
-        let reference = try WebPTesting.read(folder + "/coalesced.rgba")
-        let frames = try WebPTesting.coders().frames(data: try WebPTesting.read(folder + "/anim.webp")).readAll()
+        let reference = try TestFiles.read(folder + "/coalesced.rgba")
+        let frames = try WebPTesting.coders().frames(data: try TestFiles.read(folder + "/anim.webp")).readAll()
         #expect(frames.count == 4)
         let frameBytes = 64 * 48 * 4
         for (i, frame) in frames.enumerated() where reference.count >= (i + 1) * frameBytes {
@@ -70,7 +70,7 @@ struct WebPAnimationTests {
         // ImageMagick's -delay applies to every later image too.
         #expect(frames.map(\.durationMilliseconds) == [70, 120, 120, 120])
         // ImageMagick stores 2 repetitions for -loop 3; gif2webp writes plays = repetitions + 1 = 3.
-        #expect(try WebPTesting.coders().probe(data: try WebPTesting.read(folder + "/anim.webp")).loopCount == 3)
+        #expect(try WebPTesting.coders().probe(data: try TestFiles.read(folder + "/anim.webp")).loopCount == 3)
     }
 
     @Test("the frame limit: probe, decode past it and the reader fail with .limitExceeded; earlier frames decode")
@@ -80,7 +80,7 @@ struct WebPAnimationTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let inputs = (0..<12).map { $0 % 2 == 0 ? "-d 40 f1.png" : "-d 40 f3.png" }.joined(separator: " ")
         try WebPTesting.run("img2webp -lossless \(inputs) -o twelve.webp", in: folder)
-        let webp = try WebPTesting.read(folder + "/twelve.webp")
+        let webp = try TestFiles.read(folder + "/twelve.webp")
         let coders = try WebPTesting.coders()
         let limits = DecodeLimits(maxFrames: 10)
         #expect(try coders.probe(data: webp).frameCount == 12)

@@ -8,7 +8,7 @@ import TestSupport
 struct WebPDecodeTests {
     static func expectMatchesDwebp(_ webp: String, in folder: String, alpha: AlphaMode,
                                    sourceLocation: SourceLocation = #_sourceLocation) throws -> Image {
-        let bytes = try WebPTesting.read(folder + "/" + webp)
+        let bytes = try TestFiles.read(folder + "/" + webp)
         let image = try WebPTesting.coders().decode(data: bytes)
         let reference = try WebPTesting.dwebp(webp, in: folder)
         #expect((image.width, image.height) == (reference.width, reference.height), sourceLocation: sourceLocation)
@@ -28,7 +28,7 @@ struct WebPDecodeTests {
         try WebPTesting.run("cwebp -quiet -q 80 rose.png -o rose.webp && cwebp -quiet -q 60 -m 6 photo.png -o photo.webp", in: folder)
         _ = try Self.expectMatchesDwebp("rose.webp", in: folder, alpha: .none)
         _ = try Self.expectMatchesDwebp("photo.webp", in: folder, alpha: .none)
-        let info = try WebPTesting.coders().probe(data: try WebPTesting.read(folder + "/photo.webp"))
+        let info = try WebPTesting.coders().probe(data: try TestFiles.read(folder + "/photo.webp"))
         #expect((info.width, info.height, info.frameCount, info.loopCount, info.hasAlpha) == (640, 480, 1, nil, false))
         #expect(info.details == "lossy")
         #expect(info.format == "webp")
@@ -45,7 +45,7 @@ struct WebPDecodeTests {
         #expect(WebPTesting.compare(rose.bytes, try WebPTesting.png("rose.png", in: folder).bytes, width: 70).maxChannel == 0)
         let alpha = try Self.expectMatchesDwebp("alpha.webp", in: folder, alpha: .straight)
         #expect(WebPTesting.compare(alpha.bytes, try WebPTesting.png("alpha.png", in: folder).bytes, width: 96).maxChannel == 0)
-        let info = try WebPTesting.coders().probe(data: try WebPTesting.read(folder + "/alpha.webp"))
+        let info = try WebPTesting.coders().probe(data: try TestFiles.read(folder + "/alpha.webp"))
         #expect(info.details == "lossless, alpha")
         #expect(info.hasAlpha)
     }
@@ -61,7 +61,7 @@ struct WebPDecodeTests {
         let source = try WebPTesting.png("alpha.png", in: folder).bytes
         let alphas = stride(from: 3, to: source.count, by: 4).map { abs(Int(image.bytes[$0]) - Int(source[$0])) }
         #expect(alphas.max() == 0)
-        #expect(try WebPTesting.coders().probe(data: try WebPTesting.read(folder + "/alpha.webp")).details == "lossy, alpha")
+        #expect(try WebPTesting.coders().probe(data: try TestFiles.read(folder + "/alpha.webp")).details == "lossy, alpha")
     }
 
     @Test("metadata flags are reported; ICC is not applied")
@@ -71,7 +71,7 @@ struct WebPDecodeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet rose.png -o rose.webp && printf 'not really an ICC profile' > fake.icc && "
                             + "webpmux -set icc fake.icc rose.webp -o icc.webp", in: folder)
-        let info = try WebPTesting.coders().probe(data: try WebPTesting.read(folder + "/icc.webp"))
+        let info = try WebPTesting.coders().probe(data: try TestFiles.read(folder + "/icc.webp"))
         #expect(info.details == "lossy, ICC profile (not applied)")
         _ = try Self.expectMatchesDwebp("icc.webp", in: folder, alpha: .none)
     }
@@ -82,7 +82,7 @@ struct WebPDecodeTests {
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet rose.png -o rose.webp", in: folder)
-        let bytes = try WebPTesting.read(folder + "/rose.webp")
+        let bytes = try TestFiles.read(folder + "/rose.webp")
         let coders = try WebPTesting.coders()
         #expect(failureStatus { _ = try coders.decode(data: bytes, options: DecodeOptions(frameIndex: 1)) } == .notFound)
         #expect(failureStatus { _ = try coders.decode(data: bytes, options: DecodeOptions(pageIndex: 1)) } == .notFound)

@@ -23,7 +23,7 @@ struct WebPEncodeTests {
         for quality in [30, 75, 95] {
             let webp = try coders.encode(source, format: "webp", options: EncodeOptions(quality: quality))
             sizes.append(webp.count)
-            try WebPTesting.write(webp, to: folder + "/q\(quality).webp")
+            try TestFiles.write(webp, to: folder + "/q\(quality).webp")
             let ours = try coders.decode(data: webp)
             #expect(ours.alphaMode == .none)
             let theirs = try WebPTesting.dwebp("q\(quality).webp", in: folder)
@@ -33,7 +33,7 @@ struct WebPEncodeTests {
             if quality == 95 { #expect(error.meanChannel < 3.5, "\(error)") }  // measured 2.76 on the plasma photo
         }
         #expect(sizes[0] < sizes[1] && sizes[1] < sizes[2], "\(sizes)")
-        #expect(try coders.probe(data: try WebPTesting.read(folder + "/q75.webp")).details == "lossy")
+        #expect(try coders.probe(data: try TestFiles.read(folder + "/q75.webp")).details == "lossy")
     }
 
     @Test("lossless: every visible pixel exact, alpha kept; speed changes the effort, not the pixels")
@@ -95,7 +95,7 @@ struct WebPEncodeTests {
         #expect(again.map(\.durationMilliseconds) == [70, 120, 100])
         let info = try coders.probe(data: webp)
         #expect((info.frameCount, info.loopCount) == (3, 4))
-        try WebPTesting.write(webp, to: folder + "/ours.webp")
+        try TestFiles.write(webp, to: folder + "/ours.webp")
         let mux = try WebPTesting.run("webpmux -info ours.webp", in: folder)
         #expect(mux.contains("Loop Count : 4") && mux.contains("Number of frames: 3"), "\(mux)")
         // Lossy animation, loop forever by default.

@@ -13,7 +13,7 @@ struct WebPErrorTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp && cwebp -quiet -lossless rose.png -o lossless.webp", in: folder)
         let coders = try WebPTesting.coders()
-        var files = ["lossy.webp": try WebPTesting.read(folder + "/lossy.webp"), "lossless.webp": try WebPTesting.read(folder + "/lossless.webp")]
+        var files = ["lossy.webp": try TestFiles.read(folder + "/lossy.webp"), "lossless.webp": try TestFiles.read(folder + "/lossless.webp")]
         files["anim.webp"] = try WebPAnimationTests.makeAnimation(in: folder)
         for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
             for length in stride(from: 12, to: bytes.count - 1, by: max(1, bytes.count / 60)) {
@@ -35,7 +35,7 @@ struct WebPErrorTests {
         try WebPTesting.run("cwebp -quiet -q 70 rose.png -o lossy.webp && cwebp -quiet -lossless rose.png -o lossless.webp && "
                             + "cwebp -quiet -q 70 alpha.png -o alpha.webp", in: folder)
         let coders = try WebPTesting.coders()
-        let lossy = try WebPTesting.read(folder + "/lossy.webp")
+        let lossy = try TestFiles.read(folder + "/lossy.webp")
         // The VP8 key-frame start code 9d 01 2a follows the chunk header and 3 frame-tag bytes.
         var badStartCode = lossy
         badStartCode[23] ^= 0xFF
@@ -45,7 +45,7 @@ struct WebPErrorTests {
         badChunk.replaceSubrange(12..<16, with: Array("XXXX".utf8))
         #expect(failureStatus { _ = try coders.decode(data: badChunk) } != nil)
 
-        var files = [lossy, try WebPTesting.read(folder + "/lossless.webp"), try WebPTesting.read(folder + "/alpha.webp")]
+        var files = [lossy, try TestFiles.read(folder + "/lossless.webp"), try TestFiles.read(folder + "/alpha.webp")]
         files.append(try WebPAnimationTests.makeAnimation(in: folder))
         var generator = SystemRandomNumberGenerator()
         let harness = try PluginHarness(library: WebPTesting.library)

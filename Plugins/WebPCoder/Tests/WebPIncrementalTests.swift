@@ -58,7 +58,7 @@ struct WebPIncrementalTests {
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp && cwebp -quiet -lossless photo.png -o lossless.webp && "
                             + "cwebp -quiet -q 70 alpha.png -o alpha.webp", in: folder)
         for name in ["lossy.webp", "lossless.webp", "alpha.webp"] {
-            let bytes = try WebPTesting.read(folder + "/" + name)
+            let bytes = try TestFiles.read(folder + "/" + name)
             let partial = try Self.feed(bytes, step: max(1, bytes.count / 40))
             print("WebP incremental \(name) (\(bytes.count) bytes, 40 steps): \(partial) partial previews")
             #expect(partial > 0, "\(name): no partial preview")
@@ -71,7 +71,7 @@ struct WebPIncrementalTests {
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp", in: folder)
-        let bytes = try WebPTesting.read(folder + "/lossy.webp")
+        let bytes = try TestFiles.read(folder + "/lossy.webp")
         _ = try Self.feed(bytes, step: bytes.count / 10, thumbnail: (64, 64))
     }
 
@@ -81,7 +81,7 @@ struct WebPIncrementalTests {
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp", in: folder)
-        let bytes = try WebPTesting.read(folder + "/lossy.webp")
+        let bytes = try TestFiles.read(folder + "/lossy.webp")
         // Not the very end: a RIFF chunk of odd size ends with a padding byte the decoder does not need.
         for cut in [10, 30, bytes.count / 2, bytes.count * 9 / 10] {
             let harness = try IncrementalHarness(library: WebPTesting.library)

@@ -34,7 +34,7 @@ struct WebPPluginTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o photo.webp", in: folder)
         let coders = try WebPTesting.coders()
-        let still = try WebPTesting.read(folder + "/photo.webp")
+        let still = try TestFiles.read(folder + "/photo.webp")
         let animation = try WebPAnimationTests.makeAnimation(in: folder)
         let expectedStill = try coders.decode(data: still).bytes
         let expectedFrames = try coders.frames(data: animation).readAll().map(\.bytes)

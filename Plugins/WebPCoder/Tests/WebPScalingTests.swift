@@ -9,7 +9,7 @@ struct WebPScalingTests {
     static func photo() throws -> (folder: String, bytes: [UInt8]) {
         let folder = try WebPTesting.workspace()
         try WebPTesting.run("cwebp -quiet -q 80 photo.png -o photo.webp", in: folder)
-        return (folder, try WebPTesting.read(folder + "/photo.webp"))
+        return (folder, try TestFiles.read(folder + "/photo.webp"))
     }
 
     @Test("fit: the output is exactly dwebp -scale at the placement's size")

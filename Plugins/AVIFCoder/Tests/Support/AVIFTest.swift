@@ -30,21 +30,13 @@ enum AVIFTest {
         failureStatus { _ = try decode(bytes, options) }
     }
 
-    static func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw TestSupportError("cannot write \(path)")
-        }
-    }
-
     /// A file of the corpus, or nil (with a SKIPPED line) when the corpus is absent.
     static func corpusFile(_ relative: String) throws -> [UInt8]? {
         guard let corpus = TestPaths.corpus else {
             print("SKIPPED: corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
             return nil
         }
-        return try read(corpus + "/" + relative)
+        return try TestFiles.read(corpus + "/" + relative)
     }
 
     /// Every AVIF test row of the corpus manifest (avif/ and bad/), or nil when the corpus is absent.

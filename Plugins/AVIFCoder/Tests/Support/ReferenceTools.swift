@@ -42,13 +42,13 @@ enum ReferenceTools {
         let png = try writePNG(raster, in: folder)
         let run = try CommandLine.run(avifenc, ["-s", "10", "-j", "1"] + arguments + [png, folder + "/out.avif"])
         guard run.status == 0 else { throw TestSupportError("avifenc \(arguments): \(run.stdout) \(run.stderr)") }
-        return try AVIFTest.read(folder + "/out.avif")
+        return try TestFiles.read(folder + "/out.avif")
     }
 
     /// `raster` as an 8-bit RGBA PNG in `folder` (through ImageMagick).
     static func writePNG(_ raster: Raster, in folder: String, name: String = "in.png") throws -> String {
         let raw = folder + "/" + name + ".rgba", png = folder + "/" + name
-        try AVIFTest.write(raster.samples.map { UInt8(truncatingIfNeeded: $0) }, to: raw)
+        try TestFiles.write(raster.samples.map { UInt8(truncatingIfNeeded: $0) }, to: raw)
         let run = try CommandLine.run(
             convert, ["-size", "\(raster.width)x\(raster.height)", "-depth", "8", "rgba:" + raw, "PNG32:" + png])
         guard run.status == 0 else { throw TestSupportError("convert to PNG: \(run.stderr)") }

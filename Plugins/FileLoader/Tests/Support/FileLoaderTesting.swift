@@ -34,13 +34,6 @@ enum FileLoaderTesting {
     /// A fresh private folder, removed by the caller.
     static func folder() throws -> String { try TestPaths.temporaryDirectory("imagepipe-fileloader") }
 
-    /// Writes `bytes` to `folder/name` and returns the path.
-    @discardableResult
-    static func write(_ bytes: [UInt8], to path: String) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// Deterministic pseudo-random bytes (an LCG), so a failure reproduces.
     static func bytes(count: Int, seed: UInt32 = 1) -> [UInt8] {
         var state = seed

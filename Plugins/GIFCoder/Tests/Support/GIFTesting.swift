@@ -47,8 +47,4 @@ enum GIFTesting {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return (folder, path)
     }
-
-    static func read(_ path: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
 }

@@ -24,7 +24,7 @@ enum ReferenceTools {
     /// ImageMagick's composited frames of `gif` as tightly packed RGBA8, one array per frame.
     static func coalesce(_ gif: String, in folder: String, width: Int, height: Int) throws -> [[UInt8]] {
         try run("convert '\(gif)' -coalesce -depth 8 rgba:coalesced.rgba", in: folder)
-        let all = try GIFTesting.read(folder + "/coalesced.rgba")
+        let all = try TestFiles.read(folder + "/coalesced.rgba")
         let frameBytes = width * height * 4
         guard all.count % frameBytes == 0 else {
             throw Failure(description: "coalesced output of \(all.count) bytes is not a multiple of \(frameBytes)")

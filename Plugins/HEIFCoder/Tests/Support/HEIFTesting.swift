@@ -29,16 +29,6 @@ enum HEIFTest {
         return corpus
     }
 
-    static func read(_ path: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw TestSupportError("cannot write \(path)")
-        }
-    }
-
     // MARK: Reference decoder
 
     static let heifConvert = "/usr/bin/heif-convert"

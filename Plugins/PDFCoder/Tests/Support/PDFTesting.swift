@@ -29,14 +29,6 @@ enum PDFTest {
             return error
         }
     }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw TestSupportError("cannot write \(path)")
-        }
-    }
-
-    static func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
 }
 
 /// `pdftocairo` (poppler-utils, the same poppler as the plugin) renders the reference; ImageMagick turns its
@@ -55,7 +47,7 @@ enum Reference {
         guard MagickRGBA.convert != nil else { throw TestSupportError(missingMessage) }
         let folder = try TestPaths.temporaryDirectory("pdf-reference")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try PDFTest.write(pdf, to: folder + "/in.pdf")
+        try TestFiles.write(pdf, to: folder + "/in.pdf")
         var arguments = ["-png", "-cropbox", "-f", String(page + 1), "-l", String(page + 1), "-singlefile"]
         if let size {
             arguments += ["-scale-to-x", String(size.width), "-scale-to-y", String(size.height)]

@@ -46,14 +46,6 @@ enum WebPTesting {
         return result.stdout + result.stderr
     }
 
-    static func read(_ path: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-    }
-
     /// Pixels as tightly packed RGBA8 with their size.
     struct Pixels {
         var width: Int
@@ -74,7 +66,7 @@ enum WebPTesting {
     }
 
     static func pam(_ path: String) throws -> Pixels {
-        let data = try read(path)
+        let data = try TestFiles.read(path)
         guard let end = findHeaderEnd(data) else { throw Failure(description: "not a PAM file: \(path)") }
         let header = String(decoding: data[..<end], as: UTF8.self)
         var fields: [String: String] = [:]
