@@ -26,18 +26,17 @@ final class AVIFFrameIterator {
         try session.parse()
         try view.checkLimits(width: Int(session.image.pointee.width), height: Int(session.image.pointee.height))
         let reader = AVIFFrameIterator(session: session, view: view)
-        iterator.pointee = OpaquePointer(Unmanaged.passRetained(reader).toOpaque())
+        iterator.pointee = OpaqueHandle.retain(reader)
     }
 
     static func next(_ iterator: OpaquePointer?, call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>?) throws {
         guard let iterator, let target else { throw PluginFailure.internalError("NULL iterator or frame") }
-        let reader = Unmanaged<AVIFFrameIterator>.fromOpaque(UnsafeRawPointer(iterator)).takeUnretainedValue()
+        let reader = OpaqueHandle.object(iterator, as: AVIFFrameIterator.self)
         try reader.next(call: call, into: target)
     }
 
     static func close(_ iterator: OpaquePointer?) {
-        guard let iterator else { return }
-        Unmanaged<AVIFFrameIterator>.fromOpaque(UnsafeRawPointer(iterator)).release()
+        OpaqueHandle.release(iterator, as: AVIFFrameIterator.self)
     }
 
     private func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>) throws {

@@ -48,7 +48,7 @@ final class AVIFIncrementalDecoder {
         guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
         // source_url and password are dropped: borrowed for open only, and AVIF needs neither.
         let made = try AVIFIncrementalDecoder(options: IncrementalOptions.retain(given))
-        decoder.pointee = OpaquePointer(Unmanaged.passRetained(made).toOpaque())
+        decoder.pointee = OpaqueHandle.retain(made)
     }
 
     static func update(
@@ -56,7 +56,7 @@ final class AVIFIncrementalDecoder {
         into target: UnsafeMutablePointer<ip_image>?
     ) throws {
         guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
-        let state = Unmanaged<AVIFIncrementalDecoder>.fromOpaque(UnsafeRawPointer(decoder)).takeUnretainedValue()
+        let state = OpaqueHandle.object(decoder, as: AVIFIncrementalDecoder.self)
         let bytes = UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)
         // The request points at a copy: `preview` and `finish` read `state.options` meanwhile.
         let image = try IncrementalOptions.withRequest(
@@ -68,8 +68,7 @@ final class AVIFIncrementalDecoder {
     }
 
     static func close(_ decoder: OpaquePointer?) {
-        guard let decoder else { return }
-        Unmanaged<AVIFIncrementalDecoder>.fromOpaque(UnsafeRawPointer(decoder)).release()
+        OpaqueHandle.release(decoder, as: AVIFIncrementalDecoder.self)
     }
 
     // MARK: - Updates

@@ -38,18 +38,17 @@ final class FileLoadTask: Sendable {
             location: try FileLocation(parsing: url), url: url, maxBytes: copy.max_bytes,
             callbacks: try LoadCallbacks(copying: callbacks))
         DispatchQueue.global().async { task.run() }
-        return OpaquePointer(Unmanaged.passRetained(task).toOpaque())
+        return OpaqueHandle.retain(task)
     }
 
     /// The task behind a handle, without changing its reference count.
     static func borrow(_ handle: OpaquePointer?) -> FileLoadTask? {
-        handle.map { Unmanaged<FileLoadTask>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+        handle.map { OpaqueHandle.object($0, as: FileLoadTask.self) }
     }
 
     /// Drops the host's reference (the ABI's release()).
     static func release(_ handle: OpaquePointer?) {
-        guard let handle else { return }
-        Unmanaged<FileLoadTask>.fromOpaque(UnsafeRawPointer(handle)).release()
+        OpaqueHandle.release(handle, as: FileLoadTask.self)
     }
 
     /// Asks the worker to stop at its next chunk boundary; it then completes with CANCELLED.

@@ -23,17 +23,16 @@ final class GIFFrameIterator {
             throw PluginFailure.notFound("a GIF has one page; page \(view.options.page_index) does not exist")
         }
         let state = try GIFFrameIterator(view)
-        iterator.pointee = OpaquePointer(Unmanaged.passRetained(state).toOpaque())
+        iterator.pointee = OpaqueHandle.retain(state)
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> GIFFrameIterator {
         guard let pointer else { throw PluginFailure.internalError("NULL iterator") }
-        return Unmanaged<GIFFrameIterator>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+        return OpaqueHandle.object(pointer, as: GIFFrameIterator.self)
     }
 
     static func close(_ pointer: OpaquePointer?) {
-        guard let pointer else { return }
-        Unmanaged<GIFFrameIterator>.fromOpaque(UnsafeRawPointer(pointer)).release()
+        OpaqueHandle.release(pointer, as: GIFFrameIterator.self)
     }
 
     /// Composites the next frame and hands a copy to the host; END after the last (or after the first with

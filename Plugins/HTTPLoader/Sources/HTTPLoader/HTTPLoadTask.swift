@@ -53,20 +53,19 @@ final class HTTPLoadTask: @unchecked Sendable {
         let engine = try TransferEngine.engine()
         let task = HTTPLoadTask(request: request, callbacks: callbacks)
         try task.configure()
-        let handle = OpaquePointer(Unmanaged.passRetained(task).toOpaque())
+        let handle = OpaqueHandle.retain(task)
         engine.submit(task)
         return handle
     }
 
     /// The task behind a handle, without changing its reference count.
     static func borrow(_ handle: OpaquePointer?) -> HTTPLoadTask? {
-        handle.map { Unmanaged<HTTPLoadTask>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+        handle.map { OpaqueHandle.object($0, as: HTTPLoadTask.self) }
     }
 
     /// Drops the host's reference (the ABI's release()).
     static func release(_ handle: OpaquePointer?) {
-        guard let handle else { return }
-        Unmanaged<HTTPLoadTask>.fromOpaque(UnsafeRawPointer(handle)).release()
+        OpaqueHandle.release(handle, as: HTTPLoadTask.self)
     }
 
     var isCancelRequested: Bool { cancelRequested.load(ordering: .relaxed) }

@@ -20,7 +20,7 @@ enum JPEGIncremental {
     static func open(_ given: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
         guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
         // source_url and password are dropped: borrowed for open only, and JPEG needs neither.
-        decoder.pointee = OpaquePointer(Unmanaged.passRetained(Session(IncrementalOptions.retain(given))).toOpaque())
+        decoder.pointee = OpaqueHandle.retain(Session(IncrementalOptions.retain(given)))
     }
 
     static func update(
@@ -28,7 +28,7 @@ enum JPEGIncremental {
         into target: UnsafeMutablePointer<ip_image>?
     ) throws {
         guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
-        let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(decoder)).takeUnretainedValue()
+        let session = OpaqueHandle.object(decoder, as: Session.self)
         if size == 0 && !isFinal { throw PluginFailure(IP_STATUS_NEED_MORE, "no bytes yet") }
         let view = try IncrementalOptions.withRequest(session.options, data: data, size: size, call: call) {
             try DecodeRequestView($0)
@@ -38,7 +38,6 @@ enum JPEGIncremental {
     }
 
     static func close(_ decoder: OpaquePointer?) {
-        guard let decoder else { return }
-        Unmanaged<Session>.fromOpaque(UnsafeRawPointer(decoder)).release()
+        OpaqueHandle.release(decoder, as: Session.self)
     }
 }

@@ -32,17 +32,16 @@ final class WebPFrameIterator {
         if view.options.page_index > 0 {
             throw PluginFailure.notFound("a WebP has one page; page \(view.options.page_index) does not exist")
         }
-        iterator.pointee = OpaquePointer(Unmanaged.passRetained(try WebPFrameIterator(view)).toOpaque())
+        iterator.pointee = OpaqueHandle.retain(try WebPFrameIterator(view))
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> WebPFrameIterator {
         guard let pointer else { throw PluginFailure.internalError("NULL iterator") }
-        return Unmanaged<WebPFrameIterator>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+        return OpaqueHandle.object(pointer, as: WebPFrameIterator.self)
     }
 
     static func close(_ pointer: OpaquePointer?) {
-        guard let pointer else { return }
-        Unmanaged<WebPFrameIterator>.fromOpaque(UnsafeRawPointer(pointer)).release()
+        OpaqueHandle.release(pointer, as: WebPFrameIterator.self)
     }
 
     /// The next frame into a host buffer: OK, or END after the last (after the first with first-frame-only).

@@ -35,17 +35,16 @@ final class WebPIncrementalSession {
     static func open(_ options: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
         guard let decoder else { throw PluginFailure.internalError("NULL decoder") }
         let retained = IncrementalOptions.retain(options)
-        decoder.pointee = OpaquePointer(Unmanaged.passRetained(WebPIncrementalSession(retained)).toOpaque())
+        decoder.pointee = OpaqueHandle.retain(WebPIncrementalSession(retained))
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> WebPIncrementalSession {
         guard let pointer else { throw PluginFailure.internalError("NULL decoder") }
-        return Unmanaged<WebPIncrementalSession>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+        return OpaqueHandle.object(pointer, as: WebPIncrementalSession.self)
     }
 
     static func close(_ pointer: OpaquePointer?) {
-        guard let pointer else { return }
-        Unmanaged<WebPIncrementalSession>.fromOpaque(UnsafeRawPointer(pointer)).release()
+        OpaqueHandle.release(pointer, as: WebPIncrementalSession.self)
     }
 
     /// OK with a preview (or the finished image), NEED_MORE before the first row.
