@@ -25,13 +25,8 @@ enum GIFDecoding {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
         try view.checkInputSize()
-        if view.options.page_index > 0 {
-            throw PluginFailure.notFound("a GIF has one page; page \(view.options.page_index) does not exist")
-        }
-        let wanted = Int(view.options.frame_index)
-        if wanted > 0, view.has(UInt32(IP_DECODE_FIRST_FRAME_ONLY)) {
-            throw PluginFailure.notFound("frame \(wanted) was asked together with first-frame-only")
-        }
+        try view.requireSinglePage("a GIF")
+        let wanted = try view.requestedFrame()
         var output = ip_image()
         let animation = try GIFAnimation(data: view.data, limits: view.options.limits) { width, height in
             output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)

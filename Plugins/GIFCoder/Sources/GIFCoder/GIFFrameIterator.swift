@@ -19,9 +19,7 @@ final class GIFFrameIterator {
         guard let iterator else { throw PluginFailure.internalError("NULL iterator") }
         let view = try DecodeRequestView(request)
         try view.checkInputSize()
-        if view.options.page_index > 0 {
-            throw PluginFailure.notFound("a GIF has one page; page \(view.options.page_index) does not exist")
-        }
+        try view.requireSinglePage("a GIF")
         let state = try GIFFrameIterator(view)
         iterator.pointee = OpaqueHandle.retain(state)
     }

@@ -28,13 +28,8 @@ enum WebPDecoding {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
         try view.checkInputSize()
-        if view.options.page_index > 0 {
-            throw PluginFailure.notFound("a WebP has one page; page \(view.options.page_index) does not exist")
-        }
-        let wanted = Int(view.options.frame_index)
-        if wanted > 0, view.has(UInt32(IP_DECODE_FIRST_FRAME_ONLY)) {
-            throw PluginFailure.notFound("frame \(wanted) was asked together with first-frame-only")
-        }
+        try view.requireSinglePage("a WebP")
+        let wanted = try view.requestedFrame()
         let inspection = try WebPInspection(view.data, limits: view.options.limits)
         let output: ip_image
         if inspection.isAnimated {

@@ -29,9 +29,7 @@ final class WebPFrameIterator {
         guard let iterator else { throw PluginFailure.internalError("NULL iterator") }
         let view = try DecodeRequestView(request)
         try view.checkInputSize()
-        if view.options.page_index > 0 {
-            throw PluginFailure.notFound("a WebP has one page; page \(view.options.page_index) does not exist")
-        }
+        try view.requireSinglePage("a WebP")
         iterator.pointee = OpaqueHandle.retain(try WebPFrameIterator(view))
     }
 
