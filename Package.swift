@@ -75,6 +75,8 @@ let package = Package(
         systemLibrary("CPoppler", pkgConfig: "poppler-glib", apt: ["libpoppler-glib-dev"]),
         systemLibrary("CAVIF", pkgConfig: "libavif", apt: ["libavif-dev"]),
         systemLibrary("CHEIF", pkgConfig: "libheif", apt: ["libheif-dev"]),
+        // HEIFCoder drives libde265 (libheif's own HEVC decoder library) with worker threads: see HEVCDecoder.
+        systemLibrary("CDE265", pkgConfig: "libde265", apt: ["libde265-dev"]),
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
         // giflib ships no .pc file: its module map links "gif" directly.
         .systemLibrary(name: "CGIF", path: "Sources/System/CGIF", providers: [.apt(["libgif-dev"])]),
@@ -88,7 +90,8 @@ let package = Package(
         pluginTarget("SVGCoder", dependencies: ["CRsvg"]),
         pluginTarget("PDFCoder", dependencies: ["CPoppler"]),
         pluginTarget("AVIFCoder", dependencies: ["CAVIF"]),
-        pluginTarget("HEIFCoder", dependencies: ["CHEIF"]),
+        pluginTarget("HEIFCoder", dependencies: ["CHEIF", "HEVCDecoder"]),
+        .target(name: "HEVCDecoder", dependencies: ["CHEIF", "CDE265"], path: "Plugins/HEIFCoder/Sources/HEVCDecoder"),
         pluginTarget("JPEGCoder", dependencies: ["JPEGCodec"]),
         .target(name: "JPEGCodec", dependencies: ["PluginAPI", "CJPEG"], path: "Plugins/JPEGCoder/Sources/JPEGCodec"),
         pluginTarget("GIFCoder", dependencies: ["CGIF"]),

@@ -97,6 +97,7 @@ enum HEIFDecoding {
         defer { heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION)) ? 1 : 0
         options.pointee.convert_hdr_to_8bit = wide ? 0 : 1
+        HEVCThreads.prepare(for: handle, view: view)
         var decoded: OpaquePointer?
         let chroma = wide ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RGBA
         try HEIFFailure.check(heif_decode_image(handle.raw, &decoded, heif_colorspace_RGB, chroma, options), "decoding", data: view.data)

@@ -16,8 +16,8 @@ final class HEIFFile {
     deinit { heif_context_free(context) }
 
     /// Parses the file's boxes (no pixels yet). `maxDimension` (0 = none) tightens libheif's own per-side limit,
-    /// which it checks against every item's `ispe` while reading; `threads` (0 = libheif's default) caps how many
-    /// grid tiles libheif decodes at once.
+    /// which it checks against every item's `ispe` while reading; `threads` (0 = every core) caps how many grid
+    /// tiles libheif decodes at once.
     static func open(_ data: UnsafeBufferPointer<UInt8>, maxDimension: UInt32, threads: UInt32) throws -> HEIFFile {
         guard let base = data.baseAddress, !data.isEmpty else { throw PluginFailure.invalidData("empty input: not a HEIF file") }
         LibHEIF.ensureInitialised()
@@ -28,7 +28,7 @@ final class HEIFFile {
         if maxDimension > 0, maxDimension < LibHEIF.defaultMaximumDimension {
             heif_context_set_maximum_image_size_limit(context, Int32(maxDimension))
         }
-        if threads > 0 { heif_context_set_max_decoding_threads(context, Int32(min(threads, 256))) }
+        heif_context_set_max_decoding_threads(context, Int32(threads > 0 ? Int(min(threads, 64)) : HEVCThreads.onlineCores))
         try HEIFFailure.check(
             heif_context_read_from_memory_without_copy(context, base, data.count, nil), "reading the file", data: data)
         return file
@@ -57,17 +57,20 @@ final class HEIFFile {
         var raw: OpaquePointer?
         try HEIFFailure.check(heif_context_get_image_handle(context, ids[index], &raw), "opening image \(ids[index])", data: data)
         guard let raw else { throw PluginFailure.internalError("libheif returned no image handle") }
-        return HEIFHandle(raw, file: self)
+        return HEIFHandle(raw, itemID: ids[index], file: self)
     }
 }
 
 /// An image (or thumbnail) handle; keeps its file alive so the borrowed bytes and the context outlive it.
 final class HEIFHandle {
     let raw: OpaquePointer
+    /// libheif 1.15 has no accessor for a handle's item ID; it is kept from the lookup that opened the handle.
+    let itemID: heif_item_id
     let file: HEIFFile
 
-    init(_ raw: OpaquePointer, file: HEIFFile) {
+    init(_ raw: OpaquePointer, itemID: heif_item_id, file: HEIFFile) {
         self.raw = raw
+        self.itemID = itemID
         self.file = file
     }
 
@@ -97,7 +100,7 @@ final class HEIFHandle {
             var thumb: OpaquePointer?
             try HEIFFailure.check(heif_image_handle_get_thumbnail(raw, id, &thumb), "opening thumbnail \(id)", data: file.data)
             guard let thumb else { throw PluginFailure.internalError("libheif returned no thumbnail handle") }
-            return HEIFHandle(thumb, file: file)
+            return HEIFHandle(thumb, itemID: id, file: file)
         }
     }
 
