@@ -38,6 +38,10 @@ enum Imagepipe {
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if ["render", "info"].contains(arguments.first), !arguments.contains("in-process"), !arguments.contains("--help") {
+            // Before anything starts a thread: a worker forked now serves the first isolated decode (see PreforkedWorker).
+            PreforkedWorker.prepare()
+        }
         if arguments.first == WorkerServer.subcommand {
             // Hidden: a sandboxed decode worker started by WorkerPool (see --isolation).
             WorkerServer.main(arguments: Array(arguments.dropFirst()))

@@ -28,10 +28,13 @@ enum CoderSelection {
 
     static func choose(for data: UnsafeRawBufferPointer, among coders: [PluginCoder]) -> PluginCoder? {
         for candidate in candidates(for: data, among: coders) {
-            if !candidate.needsSniff { return candidate.coder }
-            let window = UnsafeRawBufferPointer(rebasing: data.prefix(max(candidate.coder.descriptor.sniffBytes, 4096)))
-            if candidate.coder.sniff(window) == .ok { return candidate.coder }
+            if !candidate.needsSniff || confirms(candidate.coder, data) { return candidate.coder }
         }
         return nil
+    }
+
+    /// The coder's sniff over the first bytes it asks for (at least 4 KiB).
+    static func confirms(_ coder: PluginCoder, _ data: UnsafeRawBufferPointer) -> Bool {
+        coder.sniff(UnsafeRawBufferPointer(rebasing: data.prefix(max(coder.descriptor.sniffBytes, 4096)))) == .ok
     }
 }

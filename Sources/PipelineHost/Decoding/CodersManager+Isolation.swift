@@ -27,23 +27,49 @@ extension CodersManager {
     }
 
     func decode(data: [UInt8], options: DecodeOptions, isolation: Isolation?, timeout: Double?, cancellation: CallContext?) throws -> Image {
-        let coder = try chooseCoder(for: data, options: options)
-        guard let pool = try pool(for: coder, isolation: isolation) else {
-            return try decodeInProcess(data: data, coder: coder, options: options, cancellation: cancellation)
-        }
-        return try data.withUnsafeBytes {
-            try pool.decode($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: cancellation)
+        try route(data, options: options, isolation: isolation) { coder in
+            try decodeInProcess(data: data, coder: coder, options: options, cancellation: cancellation)
+        } isolated: { pool, coder, confirm in
+            try data.withUnsafeBytes {
+                try pool.decode($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: cancellation,
+                                confirmWithSniff: confirm)
+            }
         }
     }
 
     func probe(data: [UInt8], options: DecodeOptions, policy: Isolation?, timeout: Double?) throws -> ImageInfo {
-        let coder = try chooseCoder(for: data, options: options)
-        guard let pool = try pool(for: coder, isolation: policy) else {
-            return try data.withUnsafeBytes { try coder.probe($0, options: options) }
+        try route(data, options: options, isolation: policy) { coder in
+            try data.withUnsafeBytes { try coder.probe($0, options: options) }
+        } isolated: { pool, coder, confirm in
+            try data.withUnsafeBytes {
+                try pool.probe($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: nil,
+                               confirmWithSniff: confirm)
+            }
         }
-        return try data.withUnsafeBytes {
-            try pool.probe($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: nil)
+    }
+
+    /// CoderSelection's rule, with one difference for coders that run in a worker: when their magic match needs
+    /// the coder's sniff, the worker asks it (`confirmWithSniff`) and a refusal moves on to the next candidate. The
+    /// host therefore never loads a coder it isolates (librsvg and its 40 libraries for SVG) only to sniff.
+    private func route<T>(_ data: [UInt8], options: DecodeOptions, isolation: Isolation?,
+                          inProcess: (PluginCoder) throws -> T,
+                          isolated: (WorkerPool, PluginCoder, Bool) throws -> T) throws -> T {
+        try checkInputSize(data, options: options)
+        let candidates = data.withUnsafeBytes { CoderSelection.candidates(for: $0, among: coders) }
+        for candidate in candidates {
+            let pool = try pool(for: candidate.coder, isolation: isolation)
+            if let pool, candidate.needsSniff {
+                do {
+                    return try isolated(pool, candidate.coder, true)
+                } catch PipelineError.unknownFormat {
+                    continue  // the worker's sniff declined: the next candidate
+                }
+            }
+            if candidate.needsSniff, !data.withUnsafeBytes({ CoderSelection.confirms(candidate.coder, $0) }) { continue }
+            if let pool { return try isolated(pool, candidate.coder, false) }
+            return try inProcess(candidate.coder)
         }
+        throw PipelineError.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : "")
     }
 
     /// The pool a request for `coder` goes to under `isolation` (nil = the manager's default), or nil for in process.

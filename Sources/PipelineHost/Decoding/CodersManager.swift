@@ -67,14 +67,18 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     }
 
     func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
-        if options.limits.maxInputBytes > 0, data.count > options.limits.maxInputBytes {
-            throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,
-                                               message: "input of \(data.count) bytes exceeds the limit of \(options.limits.maxInputBytes)")
-        }
+        try checkInputSize(data, options: options)
         guard let coder = coder(forData: data) else {
             throw PipelineError.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : "")
         }
         return coder
+    }
+
+    func checkInputSize(_ data: [UInt8], options: DecodeOptions) throws {
+        if options.limits.maxInputBytes > 0, data.count > options.limits.maxInputBytes {
+            throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,
+                                               message: "input of \(data.count) bytes exceeds the limit of \(options.limits.maxInputBytes)")
+        }
     }
 
     /// Resample and tint what the coder did not.

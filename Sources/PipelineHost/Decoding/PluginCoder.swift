@@ -18,6 +18,11 @@ public final class PluginCoder: Sendable {
     /// The coder's vtable, opening its plugin on first use.
     func vtable() throws -> ip_coder { try table.get() }
 
+    /// Opens the coder's plugin now, so that a later call does not wait for dlopen. A one-shot program calls it on
+    /// another thread for its encoder while the decode runs (in a worker, the host thread only waits). A plugin
+    /// that fails to open fails again, with its reason, at the real call.
+    public func preload() { _ = try? table.get() }
+
     /// A capability flag promises a slot; a confirm-by-sniff pattern needs sniff.
     static func checkSlots(_ table: ip_coder, _ d: CoderDescriptor) throws {
         func require(_ present: Bool, _ what: String) throws {

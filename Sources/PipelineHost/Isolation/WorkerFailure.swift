@@ -7,6 +7,8 @@ enum WorkerFailure: Codable, Equatable {
     case invalidArgument(String)
     case outOfMemory(bytes: Int)
     case cancelled
+    /// The coder's sniff declined the bytes (a request with `confirmWithSniff`): the host tries its next candidate.
+    case notThisCoder(coder: String)
     /// Anything else, as text.
     case other(String)
 
@@ -40,6 +42,7 @@ enum WorkerFailure: Codable, Equatable {
         case .invalidArgument(let message): .invalidArgument(message)
         case .outOfMemory(let bytes): .outOfMemory(bytes: bytes)
         case .cancelled: .cancelled
+        case .notThisCoder(let coder): .unknownFormat(bytesSeen: 0, hint: "\(coder) declined the bytes")
         case .other(let message): .pluginMisbehaved(plugin: "imagepipe-worker", message: message)
         }
     }

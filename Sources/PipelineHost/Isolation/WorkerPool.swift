@@ -162,8 +162,9 @@ public final class WorkerPool: Sendable {
     }
 
     func decode(_ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions, timeout: Double?,
-                cancellation: CallContext?) throws -> Image {
-        try run(.decode, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation) { reply in
+                cancellation: CallContext?, confirmWithSniff: Bool = false) throws -> Image {
+        try run(.decode, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation,
+                confirmWithSniff: confirmWithSniff) { reply in
             guard reply.kind == .image, reply.descriptor >= 0 else { throw WorkerProtocolError("a decode was answered with \(reply.kind)") }
             var descriptor = reply.descriptor
             defer { LinuxSystem.closeDescriptor(descriptor) }
@@ -176,8 +177,9 @@ public final class WorkerPool: Sendable {
     }
 
     func probe(_ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions, timeout: Double?,
-               cancellation: CallContext?) throws -> ImageInfo {
-        try run(.probe, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation) { reply in
+               cancellation: CallContext?, confirmWithSniff: Bool = false) throws -> ImageInfo {
+        try run(.probe, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation,
+                confirmWithSniff: confirmWithSniff) { reply in
             LinuxSystem.closeDescriptor(reply.descriptor)
             guard reply.kind == .info else { throw WorkerProtocolError("a probe was answered with \(reply.kind)") }
             return try reply.decodeBody(ImageInfo.self)
@@ -186,12 +188,14 @@ public final class WorkerPool: Sendable {
 
     /// One request on one worker: the worker is returned to the pool only if it answered normally.
     private func run<T>(_ kind: WorkerMessage.Kind, _ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions,
-                        timeout: Double?, cancellation: CallContext?, interpret: (WorkerMessage) throws -> T) throws -> T {
+                        timeout: Double?, cancellation: CallContext?, confirmWithSniff: Bool,
+                        interpret: (WorkerMessage) throws -> T) throws -> T {
         let worker = try acquire()
         var healthy = false
         defer { release(worker, healthy: healthy) }
         let limit = timeout ?? configuration.timeout
-        let job = WorkerJob(coderID: coderID, options: options, inputSize: data.count, cpuSeconds: configuration.cpuSecondsPerRequest)
+        let job = WorkerJob(coderID: coderID, options: options, inputSize: data.count, cpuSeconds: configuration.cpuSecondsPerRequest,
+                            confirmWithSniff: confirmWithSniff)
         let reply: WorkerMessage
         do {
             reply = try worker.perform(kind, job: job, input: data, deadline: LinuxSystem.now() + limit,

@@ -1,3 +1,4 @@
+import PluginAPI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,18 +45,26 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// Starts a worker. It initialises in the background; the first request waits for its `ready`.
     static func start(_ configuration: WorkerPool.Configuration) throws -> WorkerProcess {
+        var settings = [
+            "--parent", String(getpid()), "--memory-limit", String(configuration.memoryLimit),
+            "--registry-cache", configuration.registryCachePath ?? "off",
+        ]
+        if !configuration.seccomp { settings.append("--no-seccomp") }
+        for directory in configuration.pluginDirectories { settings += ["--plugin-dir", directory] }
+        // This very program in worker mode: a worker forked at start-up, if there is one, saves a process start.
+        if configuration.arguments == [WorkerServer.subcommand],
+           configuration.executable == PluginSearchPath.currentExecutablePath(),
+           let preforked = PreforkedWorker.take(workerArguments: settings, inheritStandardError: configuration.inheritStandardError) {
+            HostLog.write(level: IP_LOG_DEBUG, source: "isolation", message: "worker \(preforked.pid) was forked at start-up; no process to spawn")
+            return WorkerProcess(pid: preforked.pid, socket: preforked.socket, arenaLimit: configuration.inputArenaLimit)
+        }
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
             throw PipelineError.invalidArgument("cannot create a worker socket: \(LinuxSystem.describe(errno))")
         }
         defer { LinuxSystem.closeDescriptor(fds[1]) }  // the child has its copy
-        var arguments = configuration.arguments + [
-            "--socket-fd", "3", "--parent", String(getpid()), "--memory-limit", String(configuration.memoryLimit),
-            "--registry-cache", configuration.registryCachePath ?? "off",
-        ]
-        if !configuration.seccomp { arguments.append("--no-seccomp") }
-        for directory in configuration.pluginDirectories { arguments += ["--plugin-dir", directory] }
+        let arguments = configuration.arguments + ["--socket-fd", "3"] + settings
         do {
             let pid = try WorkerSpawner.shared.spawn(WorkerSpawner.Job(
                 executable: configuration.executable, arguments: arguments, socket: fds[1],

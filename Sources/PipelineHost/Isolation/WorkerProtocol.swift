@@ -107,6 +107,9 @@ struct WorkerJob: Codable {
     var arena: Int?
     /// CPU seconds the worker may spend on this request (RLIMIT_CPU backstop behind the host's wall-clock deadline).
     var cpuSeconds: Int
+    /// Ask the coder's sniff first and answer `notThisCoder` when it declines: the host then never loads a coder it
+    /// isolates just to confirm a magic match (for librsvg that load alone is ~5 ms of a 13 ms render).
+    var confirmWithSniff = false
 }
 
 /// The facts of an image whose pixels travel in the attached memfd (rows tightly packed).

@@ -62,7 +62,8 @@ final class PluginSource: Sendable {
     private func tables() throws -> OpenedTables {
         try opened.withLock { current in
             if let current { return current }
-            let (inspection, tables) = PluginRegistry.inspectNow(path)
+            // Only files the registry validated (cache or scanner child) get a LazyTable: bind lazily.
+            let (inspection, tables) = PluginRegistry.inspectNow(path, bindNow: false)
             guard let tables else {
                 throw PipelineError.pluginMisbehaved(plugin: pluginID, message: "\(path): \(inspection.refusal ?? "cannot be loaded")")
             }

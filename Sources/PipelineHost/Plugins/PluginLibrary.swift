@@ -7,7 +7,9 @@ import PluginAPI
 ///
 /// Opened with RTLD_NOW (unresolved symbols fail here, not mid-request), RTLD_LOCAL (plugins cannot see each
 /// other's symbols) and RTLD_NODELETE; never dlclose'd, because a Swift plugin unloaded by dlclose crashes the
-/// process at the next type lookup (PLATFORM-NOTES).
+/// process at the next type lookup (PLATFORM-NOTES). The one exception to RTLD_NOW: a file the registry already
+/// validated with RTLD_NOW (in the scanner child, recorded in the cache under its inode, size and mtime) is opened
+/// lazily, since binding every symbol of librsvg's forty libraries up front costs about a millisecond per start.
 struct PluginLibrary {
     let entry: PluginEntryInfo
     let rawEntry: ip_plugin_entry
@@ -17,10 +19,10 @@ struct PluginLibrary {
         case refused(String, PluginEntryInfo?)
     }
 
-    static func open(path: String) -> OpenResult {
+    static func open(path: String, bindNow: Bool = true) -> OpenResult {
         if let reason = PluginFileCheck.refusal(path: path) { return .refused(reason, nil) }
         _ = dlerror()
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+        guard let handle = dlopen(path, (bindNow ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
             return .refused("dlopen failed: \(reason)", nil)
         }

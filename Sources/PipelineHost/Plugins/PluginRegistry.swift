@@ -120,10 +120,11 @@ public final class PluginRegistry: Sendable {
     }
 
     /// Opens a file now: dlopen, entry, every table (validated before any plugin code runs), then init.
-    static func inspectNow(_ path: String) -> (FileInspection, OpenedTables?) {
+    /// `bindNow: false` only for a file already validated with RTLD_NOW (see PluginLibrary).
+    static func inspectNow(_ path: String, bindNow: Bool = true) -> (FileInspection, OpenedTables?) {
         var inspection = FileInspection()
         let library: PluginLibrary
-        switch PluginLibrary.open(path: path) {
+        switch PluginLibrary.open(path: path, bindNow: bindNow) {
         case .refused(let reason, let info):
             inspection.pluginID = info?.id
             inspection.name = info?.name

@@ -39,6 +39,8 @@ enum RenderCommand: Command {
             let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
             throw CLIError("no coder can encode '\(format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
         }
+        // The encoder's plugin opens on another core while the source loads and decodes.
+        if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
         let manager = try HostSetup.manager(args, host: host)

@@ -32,6 +32,10 @@ enum IsolationSetup {
         host.coders.defaultIsolation = isolation
         guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else { return }
         // One request per CLI run: one worker, started only if a request is isolated.
-        host.coders.workerPool = WorkerPool(host: host, executable: executable, size: 1, timeout: timeout)
+        let pool = WorkerPool(host: host, executable: executable, size: 1, timeout: timeout)
+        host.coders.workerPool = pool
+        // A worker forked at start-up costs nothing to start now, and reads the registry while this process reads
+        // the input on the other core. Without one, a worker is spawned only if a request is isolated.
+        if PreforkedWorker.isAvailable { try? pool.prewarm() }
     }
 }

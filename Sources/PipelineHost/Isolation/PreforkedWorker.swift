@@ -1,0 +1,110 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A worker forked at the very start of a short-lived program, so that its first isolated request does not pay
+/// for starting a process.
+///
+/// Why: a one-shot `imagepipe render icon.svg` isolates SVG by default, and an exec'd worker costs a whole
+/// program start (the Swift runtime, the registry) on the request's critical path: 6-14 ms against a 13 ms
+/// rsvg-convert. A fork made while the program still has one thread is a safe copy of an already-started
+/// runtime (no lock can be held by a thread that does not exist), costs well under a millisecond, and its setup
+/// (the registry read) then overlaps the host's own work on another core.
+///
+/// The child waits for the pool's worker settings on its socket, then runs exactly the code an exec'd worker runs
+/// (`WorkerServer.main`: sandbox, registry, requests). If the host never isolates anything, closing the socket
+/// (the host exiting) ends it. A program with more than one thread when `prepare` is called gets no preforked
+/// worker, and pools then spawn workers as usual; so does every worker after the first.
+public enum PreforkedWorker {
+    private struct Child {
+        var pid: pid_t
+        var socket: Int32
+    }
+
+    private static let child = Mutex<Child?>(nil)
+
+    /// Forks the worker-to-be, if the process has a single thread. Call first thing in `main`.
+    public static func prepare() {
+        guard threadCount() == 1 else { return }
+        var fds: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { return }
+        let pid = fork()
+        if pid == 0 {
+            close(fds[0])
+            childMain(socket: fds[1])
+        }
+        close(fds[1])
+        guard pid > 0 else {
+            close(fds[0])
+            return
+        }
+        child.withLock { $0 = Child(pid: pid, socket: fds[0]) }
+    }
+
+    /// True while a preforked child waits to be taken: starting a pool's worker now then costs one message.
+    public static var isAvailable: Bool { child.withLock { $0 != nil } }
+
+    /// Hands the preforked child its worker arguments (those of `WorkerServer.main`, without `--socket-fd`) and
+    /// returns its pid and the host end of its socket; nil when there is none (already taken, never made).
+    static func take(workerArguments: [String], inheritStandardError: Bool) -> (pid: pid_t, socket: Int32)? {
+        guard let taken = child.withLock({ slot -> Child? in
+            defer { slot = nil }
+            return slot
+        }) else { return nil }
+        var message = Array((inheritStandardError ? "stderr" : "quiet").utf8)
+        for argument in workerArguments { message += [0] + Array(argument.utf8) }
+        let sent = message.withUnsafeBytes { send(taken.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == message.count else {
+            close(taken.socket)
+            kill(taken.pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(taken.pid, &status, 0)
+            return nil
+        }
+        return (taken.pid, taken.socket)
+    }
+
+    /// The child: waits for its settings, then becomes a worker. Never returns.
+    private static func childMain(socket: Int32) -> Never {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { _exit(0) }  // the host is gone, or never needed a worker
+        let parts = buffer[0..<count].split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        // What the spawner gives an exec'd worker: /dev/null for input and output (stderr unless inherited), an empty
+        // signal mask, and glibc's malloc tuned as its environment would tune it (see WorkerSpawner).
+        redirectToNull(0, flags: O_RDONLY)
+        redirectToNull(1, flags: O_WRONLY)
+        if parts.first != "stderr" { redirectToNull(2, flags: O_WRONLY) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigprocmask(SIG_SETMASK, &mask, nil)
+        LinuxSystem.mallopt(LinuxSystem.M_ARENA_MAX, 2)
+        LinuxSystem.mallopt(LinuxSystem.M_TOP_PAD, 16 << 20)
+        WorkerServer.main(arguments: Array(parts.dropFirst()) + ["--socket-fd", String(socket)])
+    }
+
+    private static func redirectToNull(_ descriptor: Int32, flags: Int32) {
+        let null = open("/dev/null", flags)
+        guard null >= 0 else { return }
+        if null != descriptor {
+            dup2(null, descriptor)
+            close(null)
+        }
+    }
+
+    /// Threads of this process, from /proc/self/stat (field 20); 0 when it cannot be read (then no fork).
+    private static func threadCount() -> Int {
+        let fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0, let end = buffer[0..<count].lastIndex(of: UInt8(ascii: ")")) else { return 0 }
+        // After "pid (comm)": field 3 (state) is the first; num_threads is field 20.
+        let fields = buffer[(end + 1)..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count > 17 else { return 0 }
+        return Int(String(decoding: fields[17], as: UTF8.self)) ?? 0
+    }
+}
