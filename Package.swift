@@ -71,6 +71,8 @@ let package = Package(
 
         // C libraries from Debian, through pkg-config.
         systemLibrary("CLibPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
+        // PNGCodec deflates non-interlaced PNGs with libdeflate (about twice zlib's speed at the same size).
+        systemLibrary("CDeflate", pkgConfig: "libdeflate", apt: ["libdeflate-dev"]),
         systemLibrary("CRsvg", pkgConfig: "librsvg-2.0", apt: ["librsvg2-dev"]),
         systemLibrary("CPoppler", pkgConfig: "poppler-glib", apt: ["libpoppler-glib-dev"]),
         systemLibrary("CAVIF", pkgConfig: "libavif", apt: ["libavif-dev"]),
@@ -85,7 +87,7 @@ let package = Package(
 
         // Plugins.
         pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
-        .target(name: "PNGCodec", dependencies: ["PluginAPI", "CLibPNG"], path: "Plugins/PNGCoder/Sources/PNGCodec"),
+        .target(name: "PNGCodec", dependencies: ["PluginAPI", "CLibPNG", "CDeflate"], path: "Plugins/PNGCoder/Sources/PNGCodec"),
         pluginTarget("FileLoader", dependencies: []),
         pluginTarget("SVGCoder", dependencies: ["CRsvg"]),
         pluginTarget("PDFCoder", dependencies: ["CPoppler"]),

@@ -1,10 +1,9 @@
-/* PNGCodec: writing a PNG into the host's byte sink. */
+/* PNGCodec: writing a PNG into the host's byte sink — the entry point, and the libpng writer used for Adam7
+ * interlacing (png_write_fast.c writes everything else). */
 #include "png_codec_internal.h"
+#include "png_encode_internal.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-#define PNGC_CANCEL_INTERVAL 16u
 
 /* One write session, heap-allocated so that its fields survive png_error's longjmp (see png_read.c). */
 typedef struct pngc_writer {
@@ -12,7 +11,7 @@ typedef struct pngc_writer {
     png_infop info;
     pngc_errors errors;
     const pngc_encode_params *params;
-    /* One converted output row (RGB or RGBA, 8 or big-endian 16 bits). */
+    /* One converted output row (RGB or RGBA, 8 or big-endian 16 bits; see pngc_convert_row). */
     uint8_t *row;
     /* Non-OK once the sink refused bytes; the session then ends with this status. */
     ip_status sink_status;
@@ -36,51 +35,6 @@ static void writer_destroy(pngc_writer *writer) {
     free(writer);
 }
 
-static inline uint32_t load16(const uint8_t *p) {
-    uint16_t value;
-    memcpy(&value, p, 2);
-    return value;
-}
-
-/* Colour divided by alpha (both in 0..max), rounded and clamped: the inverse of premultiplication. */
-static inline uint32_t unpremultiply(uint32_t color, uint32_t alpha, uint32_t max) {
-    if (alpha == 0) return 0;
-    if (alpha == max) return color;
-    uint32_t value = (uint32_t)(((uint64_t)color * max + alpha / 2) / alpha);
-    return value > max ? max : value;
-}
-
-/* Converts source row y into writer->row in the output layout. */
-static void convert_row(pngc_writer *writer, uint32_t y) {
-    const pngc_encode_params *p = writer->params;
-    const uint8_t *source = p->pixels + (size_t)y * p->stride;
-    uint32_t in_max = p->input16 ? 65535u : 255u;
-    size_t in_size = p->input16 ? 2u : 1u;
-    int channels = p->write_alpha ? 4 : 3;
-    uint8_t *out = writer->row;
-    for (uint32_t x = 0; x < p->width; x++) {
-        uint32_t rgba[4];
-        for (int c = 0; c < 4; c++) {
-            const uint8_t *sample = source + ((size_t)x * 4 + (size_t)c) * in_size;
-            rgba[c] = p->input16 ? load16(sample) : *sample;
-        }
-        if (p->premultiplied && p->write_alpha) {
-            for (int c = 0; c < 3; c++) rgba[c] = unpremultiply(rgba[c], rgba[3], in_max);
-        }
-        for (int c = 0; c < channels; c++) {
-            uint32_t v = rgba[c];
-            if (p->output16) {
-                if (!p->input16) v *= 257u;
-                *out++ = (uint8_t)(v >> 8);
-                *out++ = (uint8_t)(v & 0xFF);
-            } else {
-                if (p->input16) v = (v * 255u + 32767u) / 65535u;
-                *out++ = (uint8_t)v;
-            }
-        }
-    }
-}
-
 static ip_status check_params(const pngc_encode_params *p, ip_message message) {
     if (p == NULL || p->pixels == NULL || p->sink == NULL || p->sink->write == NULL) {
         pngc_message(message, "pngc_encode: missing pixels or sink");
@@ -100,8 +54,14 @@ static ip_status check_params(const pngc_encode_params *p, ip_message message) {
 ip_status pngc_encode(const pngc_encode_params *params, ip_message message) {
     ip_status status = check_params(params, message);
     if (status != IP_STATUS_OK) return status;
+    /* Adam7 needs each pass's pixels picked out of the rows: libpng does that; the fast writer does not. */
+    return params->interlace ? pngc_encode_libpng(params, message) : pngc_encode_fast(params, message);
+}
+
+ip_status pngc_encode_libpng(const pngc_encode_params *params, ip_message message) {
+    ip_status status = IP_STATUS_OK;
     pngc_writer *writer = calloc(1, sizeof *writer);
-    size_t row_size = (size_t)params->width * (params->write_alpha ? 4u : 3u) * (params->output16 ? 2u : 1u);
+    size_t row_size = (size_t)params->width * pngc_output_pixel_size(params);
     if (writer != NULL) writer->row = malloc(row_size);
     if (writer != NULL && writer->row != NULL) {
         writer->params = params;
@@ -145,7 +105,7 @@ ip_status pngc_encode(const pngc_encode_params *params, ip_message message) {
                 writer_destroy(writer);
                 return IP_STATUS_CANCELLED;
             }
-            convert_row(writer, y);
+            pngc_convert_row(params, y, writer->row);
             png_write_row(writer->png, writer->row);
         }
     }

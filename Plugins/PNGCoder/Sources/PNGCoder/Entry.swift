@@ -1,10 +1,10 @@
 import PluginAPI
 import PluginKit
 
-/// The PNG plugin: one coder, decoding and encoding through libpng.
+/// The PNG plugin: one coder, decoding through libpng, encoding through libdeflate (libpng for interlaced output).
 nonisolated(unsafe) let pluginEntry = PluginEntry.make(
     id: "org.imagepipe.png", name: "PNG", version: "1.0.0",
-    description: "PNG decoder and encoder (libpng): 1/2/4/8/16-bit gray, RGB, palette, alpha, tRNS, interlaced",
+    description: "PNG decoder and encoder (libpng, libdeflate): 1/2/4/8/16-bit gray, RGB, palette, alpha, tRNS, interlaced",
     coders: [pngCoder])
 
 /// The plugin's only exported symbol.

@@ -5,7 +5,7 @@ import PluginKit
 /// (`nonisolated(unsafe)`: written once by its initialiser, then immutable C data.)
 ///
 /// Not `IP_CODER_SCALES`: PNG has no cheaper reduced-size decode, so the host's resampler does the scaling.
-/// `IP_CODER_THREAD_SAFE`: every call creates its own libpng structs and keeps no shared state.
+/// `IP_CODER_THREAD_SAFE`: every call creates its own libpng structs (or libdeflate compressor) and keeps no shared state.
 nonisolated(unsafe) let pngDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.png/1", name: "PNG (libpng)", version: "1.0.0", format: "png",
     mimeTypes: ["image/png"], extensions: ["png"],

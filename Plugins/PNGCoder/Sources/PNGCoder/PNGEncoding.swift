@@ -2,9 +2,11 @@ import PNGCodec
 import PluginAPI
 import PluginKit
 
-/// Encoding: Swift validates the borrowed image and the options, PNGCodec converts rows and runs libpng.
+/// Encoding: Swift validates the borrowed image and the options, PNGCodec converts and filters rows and deflates them
+/// (libdeflate; libpng for interlaced output).
 enum PNGEncoding {
-    /// zlib level when the caller states no speed: libpng's and zlib's usual default.
+    /// zlib level of the interlaced (libpng) path when the caller states no speed: libpng's and zlib's usual default.
+    /// (The non-interlaced writer maps `speed` onto libdeflate levels itself: see pngc_deflate_level.)
     static let defaultCompressionLevel: Int32 = 6
 
     /// Writes frames[0] as a PNG (a PNG is a still image; further frames are ignored).
@@ -33,6 +35,7 @@ enum PNGEncoding {
             compression_level: settings.compressionLevel,
             fast_filters: settings.speed >= 8 ? 1 : 0,
             interlace: settings.progressive ? 1 : 0,
+            speed: Int32(settings.speed),
             sink: sink,
             cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
@@ -54,7 +57,7 @@ struct EncodeSettings {
         progressive = copy.flags & UInt32(IP_ENCODE_PROGRESSIVE) != 0
     }
 
-    /// speed 0 = default level 6; 1 (slowest, smallest) → 9 … 9 and 10 (fastest) → 1.
+    /// The interlaced path's zlib level: speed 0 = default level 6; 1 (slowest, smallest) → 9 … 9 and 10 (fastest) → 1.
     var compressionLevel: Int32 {
         speed == 0 ? PNGEncoding.defaultCompressionLevel : Int32(max(1, 10 - Int(speed)))
     }

@@ -1,4 +1,4 @@
-/* PNGCodec — the only code of the PNG plugin that calls libpng.
+/* PNGCodec — the only code of the PNG plugin that calls libpng (and libdeflate, for non-interlaced writing).
  *
  * Rationale: libpng reports errors by longjmp, and a longjmp must never cross a Swift frame (Swift does not
  * run its cleanups or release its references when a frame is skipped). So every libpng call, and the setjmp
@@ -70,12 +70,15 @@ typedef struct pngc_encode_params {
     int32_t write_alpha;
     /* Non-zero for 16 bits per sample, else 8. */
     int32_t output16;
-    /* zlib level 0..9. */
+    /* zlib level 0..9: used by the interlaced (libpng) path only. */
     int32_t compression_level;
-    /* Non-zero to use only the Sub filter (fast) instead of libpng's adaptive choice. */
+    /* Non-zero to use only the Sub filter (fast) instead of the adaptive per-row choice. */
     int32_t fast_filters;
-    /* Non-zero to write Adam7 interlaced rows. */
+    /* Non-zero to write Adam7 interlaced rows (through libpng); zero for the libdeflate writer. */
     int32_t interlace;
+    /* The caller's speed, 0 (default) or 1 (slowest, smallest) ... 10 (fastest): the non-interlaced writer maps it
+     * onto a libdeflate level (see pngc_deflate_level). */
+    int32_t speed;
     /* Receives the encoded bytes. */
     const ip_byte_sink *sink;
     pngc_cancel_fn cancelled;
