@@ -5,6 +5,11 @@ import PipelineHost
 enum IsolationSetup {
     static let valued: Set<String> = ["isolation", "timeout"]
 
+    /// The CLI's pools live until the process exits and are never shut down in order: the worker dies with the CLI
+    /// (PR_SET_PDEATHSIG, and its socket closes), so an orderly retire would only add its wait for the worker's
+    /// exit (about 2 ms) to every run. Written once per run, before any request.
+    nonisolated(unsafe) private static var keptUntilExit: [WorkerPool] = []
+
     static let helpText = """
         Isolation options:
           --isolation MODE   in-process, isolated (every coder in a sandboxed worker process) or auto (default:
@@ -34,6 +39,7 @@ enum IsolationSetup {
         // One request per CLI run: one worker, started only if a request is isolated.
         let pool = WorkerPool(host: host, executable: executable, size: 1, timeout: timeout)
         host.coders.workerPool = pool
+        keptUntilExit.append(pool)
         // A worker forked at start-up costs nothing to start now, and reads the registry while this process reads
         // the input on the other core. Without one, a worker is spawned only if a request is isolated.
         if PreforkedWorker.isAvailable { try? pool.prewarm() }
