@@ -27,4 +27,22 @@ import TestSupport
         #expect(pool.statistics.requests == 2)
         #expect(pool.statistics.workersStarted == 1, "a declined sniff leaves the worker healthy")
     }
+
+    /// A request names the plugin file the host found its coder in, and the worker opens exactly that file: here the
+    /// workers' own search path is empty, so a worker that scanned instead would find no coder at all. The preload
+    /// hint opens the file before the first request.
+    @Test(arguments: [false, true]) func theWorkerOpensTheHostsPluginFile(preload: Bool) throws {
+        let folder = try PluginSandbox.directory(with: ["libSVGCoder.so"])
+        let host = IsolationSupport.host(folder)
+        var configuration = WorkerPool.Configuration(
+            executable: try IsolationSupport.workerExecutable(), pluginDirectories: [], registryCachePath: nil, size: 1, timeout: 10)
+        if preload { configuration.preload = [folder + "/libSVGCoder.so"] }
+        let pool = WorkerPool(configuration: configuration)
+        defer { pool.shutdown() }
+        host.coders.workerPool = pool
+        let svg = Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="5" height="3"><rect width="5" height="3" fill="blue"/></svg>"#.utf8)
+        let image = try host.coders.decode(data: svg, isolation: .isolated)
+        #expect((image.width, image.height) == (5, 3))
+        #expect(pool.statistics.requests == 1)
+    }
 }

@@ -32,7 +32,7 @@ extension CodersManager {
         } isolated: { pool, coder, confirm in
             try data.withUnsafeBytes {
                 try pool.decode($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: cancellation,
-                                confirmWithSniff: confirm)
+                                confirmWithSniff: confirm, pluginPath: coder.pluginPath)
             }
         }
     }
@@ -43,7 +43,7 @@ extension CodersManager {
         } isolated: { pool, coder, confirm in
             try data.withUnsafeBytes {
                 try pool.probe($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: nil,
-                               confirmWithSniff: confirm)
+                               confirmWithSniff: confirm, pluginPath: coder.pluginPath)
             }
         }
     }

@@ -8,11 +8,14 @@ import Synchronization
 /// so a lock per coder or per host would still let two of them collide. Thread-safe coders are called directly.
 public final class PluginCoder: Sendable {
     public let descriptor: CoderDescriptor
+    /// The plugin file that provides the coder (a worker opens exactly this file for it).
+    public let pluginPath: String
     private let table: LazyTable<ip_coder>
 
-    init(descriptor: CoderDescriptor, table: LazyTable<ip_coder>) {
+    init(descriptor: CoderDescriptor, table: LazyTable<ip_coder>, pluginPath: String) {
         self.descriptor = descriptor
         self.table = table
+        self.pluginPath = pluginPath
     }
 
     /// The coder's vtable, opening its plugin on first use.

@@ -43,6 +43,9 @@ public final class WorkerPool: Sendable {
         /// Let workers write to the host's standard error (coder warnings, panics). Default false: a crashing
         /// decoder's noise would otherwise follow the host's one-line error.
         public var inheritStandardError: Bool
+        /// Plugin files each worker opens as it starts, before its first request (a hint: a one-shot program that
+        /// can guess its coder from the file name overlaps that plugin's load with its own reading of the input).
+        public var preload: [String] = []
 
         public init(executable: String, arguments: [String] = [WorkerServer.subcommand], pluginDirectories: [String],
                     registryCachePath: String? = PluginRegistry.defaultCachePath, size: Int = WorkerPool.defaultSize,
@@ -162,9 +165,9 @@ public final class WorkerPool: Sendable {
     }
 
     func decode(_ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions, timeout: Double?,
-                cancellation: CallContext?, confirmWithSniff: Bool = false) throws -> Image {
+                cancellation: CallContext?, confirmWithSniff: Bool = false, pluginPath: String? = nil) throws -> Image {
         try run(.decode, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation,
-                confirmWithSniff: confirmWithSniff) { reply in
+                confirmWithSniff: confirmWithSniff, pluginPath: pluginPath) { reply in
             guard reply.kind == .image, reply.descriptor >= 0 else { throw WorkerProtocolError("a decode was answered with \(reply.kind)") }
             var descriptor = reply.descriptor
             defer { LinuxSystem.closeDescriptor(descriptor) }
@@ -177,9 +180,9 @@ public final class WorkerPool: Sendable {
     }
 
     func probe(_ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions, timeout: Double?,
-               cancellation: CallContext?, confirmWithSniff: Bool = false) throws -> ImageInfo {
+               cancellation: CallContext?, confirmWithSniff: Bool = false, pluginPath: String? = nil) throws -> ImageInfo {
         try run(.probe, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation,
-                confirmWithSniff: confirmWithSniff) { reply in
+                confirmWithSniff: confirmWithSniff, pluginPath: pluginPath) { reply in
             LinuxSystem.closeDescriptor(reply.descriptor)
             guard reply.kind == .info else { throw WorkerProtocolError("a probe was answered with \(reply.kind)") }
             return try reply.decodeBody(ImageInfo.self)
@@ -188,14 +191,14 @@ public final class WorkerPool: Sendable {
 
     /// One request on one worker: the worker is returned to the pool only if it answered normally.
     private func run<T>(_ kind: WorkerMessage.Kind, _ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions,
-                        timeout: Double?, cancellation: CallContext?, confirmWithSniff: Bool,
+                        timeout: Double?, cancellation: CallContext?, confirmWithSniff: Bool, pluginPath: String?,
                         interpret: (WorkerMessage) throws -> T) throws -> T {
         let worker = try acquire()
         var healthy = false
         defer { release(worker, healthy: healthy) }
         let limit = timeout ?? configuration.timeout
         let job = WorkerJob(coderID: coderID, options: options, inputSize: data.count, cpuSeconds: configuration.cpuSecondsPerRequest,
-                            confirmWithSniff: confirmWithSniff)
+                            confirmWithSniff: confirmWithSniff, pluginPath: pluginPath)
         let reply: WorkerMessage
         do {
             reply = try worker.perform(kind, job: job, input: data, deadline: LinuxSystem.now() + limit,

@@ -51,6 +51,7 @@ final class WorkerProcess: @unchecked Sendable {
         ]
         if !configuration.seccomp { settings.append("--no-seccomp") }
         for directory in configuration.pluginDirectories { settings += ["--plugin-dir", directory] }
+        for file in configuration.preload { settings += ["--preload", file] }
         // This very program in worker mode: a worker forked at start-up, if there is one, saves a process start.
         if configuration.arguments == [WorkerServer.subcommand],
            configuration.executable == PluginSearchPath.currentExecutablePath(),

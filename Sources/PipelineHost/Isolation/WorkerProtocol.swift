@@ -93,7 +93,7 @@ struct WorkerProtocolError: Error, CustomStringConvertible {
 /// Sent once by a worker when it is ready to serve.
 struct WorkerReady: Codable {
     var pid: Int32
-    /// The decoding coders it found on its search path, for a clear error when host and worker disagree.
+    /// The coders it has opened so far (its preload); the rest are found on demand.
     var coders: [String]
 }
 
@@ -110,6 +110,9 @@ struct WorkerJob: Codable {
     /// Ask the coder's sniff first and answer `notThisCoder` when it declines: the host then never loads a coder it
     /// isolates just to confirm a magic match (for librsvg that load alone is ~5 ms of a 13 ms render).
     var confirmWithSniff = false
+    /// The file the host's registry found the coder in: the worker opens it directly instead of scanning its whole
+    /// search path first (a scan happens only for a coder it cannot find this way).
+    var pluginPath: String?
 }
 
 /// The facts of an image whose pixels travel in the attached memfd (rows tightly packed).

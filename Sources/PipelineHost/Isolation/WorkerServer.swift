@@ -7,7 +7,8 @@ import Glibc
 ///
 /// A program offers worker mode by calling `WorkerServer.main(arguments:)` for its hidden subcommand (the CLI's is
 /// `imagepipe __worker`); `WorkerPool` starts it with:
-/// `__worker --socket-fd N --parent PID --memory-limit BYTES --registry-cache PATH|off [--no-seccomp] --plugin-dir DIR...`
+/// `__worker --socket-fd N --parent PID --memory-limit BYTES --registry-cache PATH|off [--no-seccomp] --plugin-dir DIR...
+/// [--preload PLUGIN.so]...`
 ///
 /// Each request runs the same code as an in-process decode (`PluginCoder.decodeRaw` then `CodersManager.finish`),
 /// so isolated and in-process results are identical pixel for pixel; the finished image is written into a sealed
@@ -32,13 +33,13 @@ public enum WorkerServer {
             HostLog.write(level: 3, source: "worker", message: "sandbox: \(error)")
             exit(WorkerExit.startupFailed)
         }
-        let registry = PluginRegistry.scan(PluginSearchPath(directories: options.pluginDirectories),
-                                           cachePath: options.registryCache)
-        let manager = CodersManager(coders: registry.coders)
-        let coders = Dictionary(registry.coders.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let ready = WorkerReady(pid: getpid(), coders: registry.coders.filter { $0.descriptor.capabilities.contains(.decode) }.map(\.descriptor.id))
+        let coders = WorkerCoders(searchPath: PluginSearchPath(directories: options.pluginDirectories), cachePath: options.registryCache)
+        // The plugin the host expects to need first opens before `ready`, while the host is still reading the input.
+        options.preload.forEach(coders.open)
+        let ready = WorkerReady(pid: getpid(), coders: coders.knownIDs)
         guard (try? channel.send(WorkerMessage(kind: .ready, requestID: 0, json: ready))) != nil else { exit(0) }
-        let server = Server(channel: channel, manager: manager, coders: coders)
+        // The manager only finishes images (resample, tint): it needs no coder list of its own.
+        let server = Server(channel: channel, manager: CodersManager(coders: []), coders: coders)
         while true {
             let received: WorkerChannel.Received
             do {
@@ -58,6 +59,7 @@ public enum WorkerServer {
         var registryCache: String?
         var seccomp = true
         var pluginDirectories: [String] = []
+        var preload: [String] = []
 
         init(_ arguments: [String]) throws {
             var index = 0
@@ -76,6 +78,7 @@ public enum WorkerServer {
                     registryCache = path == "off" ? nil : path
                 case "--no-seccomp": seccomp = false
                 case "--plugin-dir": pluginDirectories.append(try value())
+                case "--preload": preload.append(try value())
                 default: throw WorkerProtocolError("unknown worker argument '\(arguments[index])'")
                 }
                 index += 1
@@ -88,12 +91,12 @@ public enum WorkerServer {
     final class Server {
         let channel: WorkerChannel
         let manager: CodersManager
-        let coders: [String: PluginCoder]
+        let coders: WorkerCoders
         /// The host's input arena, mapped read-only, and its generation.
         private var arena: MappedRegion?
         private var arenaGeneration: Int?
 
-        init(channel: WorkerChannel, manager: CodersManager, coders: [String: PluginCoder]) {
+        init(channel: WorkerChannel, manager: CodersManager, coders: WorkerCoders) {
             self.channel = channel
             self.manager = manager
             self.coders = coders
@@ -129,7 +132,7 @@ public enum WorkerServer {
                 let job = try message.decodeBody(WorkerJob.self)
                 let (bytes, oneShot) = try self.input(for: job, descriptor: input)
                 defer { oneShot?.unmap() }
-                guard let coder = coders[job.coderID] else {
+                guard let coder = coders.coder(job.coderID, file: job.pluginPath) else {
                     throw PipelineError.invalidArgument("the worker has no coder \(job.coderID) on its plugin search path")
                 }
                 Sandbox.limitCPU(seconds: job.cpuSeconds)

@@ -85,7 +85,7 @@ public final class PluginRegistry: Sendable {
                 }
                 let newCoders = inspection.coders.filter { admit($0.id) }.map { descriptor in
                     PluginCoder(descriptor: descriptor, table: tables?.coders[descriptor.id].map { LazyTable(loaded: $0) }
-                                ?? LazyTable { try source.coder(descriptor.id) })
+                                ?? LazyTable { try source.coder(descriptor.id) }, pluginPath: path)
                 }
                 let newLoaders = inspection.loaders.filter { admit($0.id) }.map { descriptor in
                     PluginLoader(descriptor: descriptor, table: tables?.loaders[descriptor.id].map { LazyTable(loaded: $0) }

@@ -17,6 +17,19 @@ enum IsolationSetup {
           --timeout SECONDS  deadline of an isolated decode (default 30); the worker is killed when it passes
         """
 
+    /// The plugin of the isolated coder the source's extension names, if exactly one claims it: the worker opens it
+    /// while this process reads the input. A wrong guess (a misnamed file) costs the worker a load on the other
+    /// core, never a wrong decode: the request itself still names the coder that sniffing chose.
+    static func preloadHint(_ source: String?, host: PluginHost, isolation: Isolation) -> [String] {
+        guard let source, let dot = source.lastIndex(of: "."), !source[dot...].contains("/") else { return [] }
+        let ext = source[source.index(after: dot)...].lowercased()
+        let claimants = host.coders.coders.filter { coder in
+            coder.descriptor.capabilities.contains(.decode) && coder.descriptor.extensions.contains(ext)
+                && (isolation == .isolated || coder.descriptor.capabilities.contains(.recommendsIsolation))
+        }
+        return claimants.count == 1 ? [claimants[0].pluginPath] : []
+    }
+
     /// Sets the host's isolation policy and, unless everything runs in process, a one-worker pool that runs this
     /// executable's worker mode with the host's plugin search path.
     static func configure(_ arguments: Arguments, host: PluginHost) throws {
@@ -37,7 +50,10 @@ enum IsolationSetup {
         host.coders.defaultIsolation = isolation
         guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else { return }
         // One request per CLI run: one worker, started only if a request is isolated.
-        let pool = WorkerPool(host: host, executable: executable, size: 1, timeout: timeout)
+        var configuration = WorkerPool.Configuration(
+            executable: executable, pluginDirectories: host.registry.searchPath.entries.map(\.directory), size: 1, timeout: timeout)
+        configuration.preload = preloadHint(arguments.positionals.first, host: host, isolation: isolation)
+        let pool = WorkerPool(configuration: configuration)
         host.coders.workerPool = pool
         keptUntilExit.append(pool)
         // A worker forked at start-up costs nothing to start now, and reads the registry while this process reads
