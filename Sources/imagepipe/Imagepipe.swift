@@ -67,18 +67,21 @@ enum Imagepipe {
             Output.line(command.help)
             exit(0)
         }
+        let status: Int32
         do {
             try await command.run(rest)
-            exit(0)
+            status = 0
         } catch let error as UsageError {
             Output.error("imagepipe \(command.name): \(error); see 'imagepipe \(command.name) --help'")
-            exit(2)
+            status = 2
         } catch let error as PipelineError {
             Output.error("imagepipe \(command.name): \(error) [E\(error.code)]")
-            exit(1)
+            status = 1
         } catch {
             Output.error("imagepipe \(command.name): \(error)")
-            exit(1)
+            status = 1
         }
+        IsolationSetup.endWorkers()  // none may outlive the CLI (see there)
+        exit(status)
     }
 }

@@ -57,4 +57,38 @@ import TestSupport
             #expect(result.stderr.contains("[E2100]"), "\(isolation): \(result.stderr)")
         }
     }
+
+    /// No worker or start-up fork outlives the CLI, whatever the outcome: an orphan would be reparented to PID 1,
+    /// and a container's PID 1 often reaps nothing. python3 runs the CLI as a child subreaper, so that any orphan
+    /// comes to it instead, and counts what is left (alive, or a zombie) after the CLI has exited.
+    @Test(arguments: [
+        ["--size", "64x64"],  // SVG: the start-up fork serves the decode
+        ["--size", "64x64", "--isolation", "isolated"],
+        ["--size", "0x0"],  // a usage error after the fork: the fork is never used
+    ]) func nothingOutlivesTheCLI(_ extra: [String]) throws {
+        let folder = try TestPaths.temporaryDirectory("prefork-orphans")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = """
+            import ctypes, os, subprocess, sys, time
+            ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+            subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.3)  # an orphan still dying becomes a zombie of this process meanwhile
+            left = 0
+            while True:
+                try:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                left += 1
+                if pid == 0:
+                    break
+            print(left)
+            """
+        for source in [Self.badge, TestPaths.repositoryRoot + "/samples/report.pdf"] {
+            let result = try CommandLine.run("/usr/bin/python3", ["-c", script, TestPaths.imagepipeBinary, "render", source,
+                                                                  "--no-cache", "-o", folder + "/out.png"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(source) \(extra): \(result.stdout)")
+        }
+    }
 }

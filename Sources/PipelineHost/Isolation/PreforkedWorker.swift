@@ -43,6 +43,18 @@ public enum PreforkedWorker {
         child.withLock { $0 = Child(pid: pid, socket: fds[0]) }
     }
 
+    /// Ends and reaps a child that was never taken: once the program exits it would be reparented to PID 1, and a
+    /// container's PID 1 often reaps nothing, leaving a zombie per run. The child exits as soon as its socket closes.
+    public static func discard() {
+        guard let untaken = child.withLock({ slot -> Child? in
+            defer { slot = nil }
+            return slot
+        }) else { return }
+        close(untaken.socket)
+        var status: Int32 = 0
+        while waitpid(untaken.pid, &status, 0) < 0, errno == EINTR {}
+    }
+
     /// True while a preforked child waits to be taken: starting a pool's worker now then costs one message.
     public static var isAvailable: Bool { child.withLock { $0 != nil } }
 

@@ -138,14 +138,16 @@ public final class WorkerPool: Sendable {
         }
     }
 
-    /// Stops every idle worker now and every busy one when its request ends. Later requests fail.
-    public func shutdown() {
+    /// Stops every idle worker now and every busy one when its request ends, and reaps them. Later requests fail.
+    /// `grace`: how long a worker may take to exit on its own once its socket closes before it is killed; 0 kills
+    /// at once (a one-shot program that must not leave a zombie behind, yet should not wait for a polite exit).
+    public func shutdown(grace: Double = 1) {
         let idle = state.update { state -> [WorkerProcess] in
             state.closed = true
             defer { state.idle = [] }
             return state.idle
         }
-        for worker in idle { worker.retire() }
+        for worker in idle { worker.retire(grace: grace) }
         state.update { state in
             state.count -= idle.count
             state.statistics.liveWorkers = state.count

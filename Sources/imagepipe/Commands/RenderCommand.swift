@@ -54,10 +54,15 @@ enum RenderCommand: Command {
                 // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
                 animated.loopCount = try await manager.info(for: source, options: options).loopCount ?? 1
             }
+            let ending = Task.detached { IsolationSetup.endWorkers() }
             bytes = try host.coders.encode(frames: frames, format: format, options: animated)
+            await ending.value
         } else {
             let image = try await manager.image(for: source, options: options)
+            // The worker is done: it is killed and reaped on another core while this one encodes.
+            let ending = Task.detached { IsolationSetup.endWorkers() }
             bytes = try host.coders.encode(image, format: format, options: encodeOptions)
+            await ending.value
         }
         try Output.write(bytes, to: output)
     }

@@ -5,10 +5,18 @@ import PipelineHost
 enum IsolationSetup {
     static let valued: Set<String> = ["isolation", "timeout"]
 
-    /// The CLI's pools live until the process exits and are never shut down in order: the worker dies with the CLI
-    /// (PR_SET_PDEATHSIG, and its socket closes), so an orderly retire would only add its wait for the worker's
-    /// exit (about 2 ms) to every run. Written once per run, before any request.
+    /// The CLI's pools, ended by `endWorkers` (never by an orderly retire, which polls for a polite exit: about
+    /// 2 ms per run). Written once per run, before any request.
     nonisolated(unsafe) private static var keptUntilExit: [WorkerPool] = []
+
+    /// Kills and reaps the CLI's workers and an unused start-up fork, so that none outlives the CLI: an orphan is
+    /// reparented to PID 1, and a container's PID 1 often reaps nothing (a zombie per run). A worker holds nothing
+    /// worth a graceful exit. `render` calls it on another thread as soon as its image is decoded (the worker's
+    /// teardown then overlaps the encode); the CLI calls it again before exiting, when it is a no-op.
+    static func endWorkers() {
+        PreforkedWorker.discard()
+        for pool in keptUntilExit { pool.shutdown(grace: 0) }
+    }
 
     static let helpText = """
         Isolation options:
