@@ -90,4 +90,24 @@ import Testing
         #expect(RGBAColor(parsing: "notacolour") == nil)
         #expect(RGBAColor(parsing: "rebeccapurple") == RGBAColor(red: 0x66, green: 0x33, blue: 0x99))
     }
+
+    /// The passes run in bands over the cores; the number of bands never changes a pixel. Big enough that both
+    /// passes split (a million operations per band), with straight alpha and an aspect-fill crop.
+    @Test func threadCountNeverChangesPixels() throws {
+        var state: UInt32 = 12345
+        let source = try image(1500, 1100) { x, y in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return [UInt8(truncatingIfNeeded: state >> 24), UInt8(x % 256), UInt8(y % 256), UInt8(128 + (x * y) % 128)]
+        }
+        let saved = ImageTransformers.Resize.maximumThreads
+        defer { ImageTransformers.Resize.maximumThreads = saved }
+        var results: [[UInt8]] = []
+        for threads in [1, 2, 3, 8] {
+            ImageTransformers.Resize.maximumThreads = threads
+            let result = try ImageTransformers.Resize.resample(source, to: PixelSize(width: 700, height: 640), mode: .aspectFill)
+            #expect((result.width, result.height) == (700, 640))
+            results.append(result.bytes)
+        }
+        #expect(results.allSatisfy { $0 == results[0] })
+    }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 extension ImageTransformers {
     /// High-quality bitmap resampling in premultiplied alpha (no dark fringes), for thumbnail sizes of raster formats.
     ///
@@ -5,6 +6,19 @@ extension ImageTransformers {
     /// remaining factor of at most 2 and any sub-pixel placement (aspect-fill crops). Memory stays at one
     /// float row per source row of the reduced image times the output width.
     public enum Resize {
+        /// Most threads one resample uses (0 = every core, the default). A server decoding many images at once may
+        /// prefer 1; the pixels are the same whatever the count.
+        public static var maximumThreads: Int {
+            get { threadLimit.load(ordering: .relaxed) }
+            set { threadLimit.store(max(0, newValue), ordering: .relaxed) }
+        }
+        private static let threadLimit = Atomic<Int>(0)
+
+        static var threads: Int {
+            let limit = maximumThreads
+            return limit > 0 ? min(limit, LinuxSystem.processorCount) : LinuxSystem.processorCount
+        }
+
         /// Resamples to `size` with `mode` (as `DecodeOptions` would).
         public static func resample(_ image: Image, to size: PixelSize, mode: ScaleMode = .fit, allowUpscale: Bool = false) throws -> Image {
             try resample(image, to: Placement(sourceWidth: image.width, sourceHeight: image.height, request: size,
@@ -24,24 +38,31 @@ extension ImageTransformers {
             let firstRow = vertical.starts.first ?? 0
             let lastRow = zip(vertical.starts, vertical.weights).map { $0 + $1.count - 1 }.max() ?? 0
             var columns = [Float](repeating: 0, count: (lastRow - firstRow + 1) * outW * 4)
-            var row = [Float](repeating: 0, count: source.width * 4)
+            // Both passes split their rows into bands over the cores; each band writes only its own rows, so the
+            // result is the same whatever the number of bands.
+            let horizontalBands = Bands(count: lastRow - firstRow + 1, costPerItem: source.width * 4 + outW * horizontal.maxTaps,
+                                        cores: threads)
             columns.withUnsafeMutableBufferPointer { columns in
-                row.withUnsafeMutableBufferPointer { row in
-                    for y in firstRow...lastRow {
-                        source.load(row: y, into: row.baseAddress!)
-                        let target = columns.baseAddress! + (y - firstRow) * outW * 4
-                        for o in 0..<outW {
-                            let start = horizontal.starts[o]
-                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                            horizontal.weights[o].withUnsafeBufferPointer { taps in
-                                var p = row.baseAddress! + start * 4
-                                for w in taps {
-                                    r += p[0] * w; g += p[1] * w; b += p[2] * w; a += p[3] * w
-                                    p += 4
+                let columnsBase = columns.baseAddress!
+                horizontalBands.run { range in
+                    var row = [Float](repeating: 0, count: source.width * 4)
+                    row.withUnsafeMutableBufferPointer { row in
+                        for y in (firstRow + range.lowerBound)..<(firstRow + range.upperBound) {
+                            source.load(row: y, into: row.baseAddress!)
+                            let target = columnsBase + (y - firstRow) * outW * 4
+                            for o in 0..<outW {
+                                let start = horizontal.starts[o]
+                                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                                horizontal.weights[o].withUnsafeBufferPointer { taps in
+                                    var p = row.baseAddress! + start * 4
+                                    for w in taps {
+                                        r += p[0] * w; g += p[1] * w; b += p[2] * w; a += p[3] * w
+                                        p += 4
+                                    }
                                 }
+                                let t = target + o * 4
+                                t[0] = r; t[1] = g; t[2] = b; t[3] = a
                             }
-                            let t = target + o * 4
-                            t[0] = r; t[1] = g; t[2] = b; t[3] = a
                         }
                     }
                 }
@@ -50,30 +71,34 @@ extension ImageTransformers {
                                    alphaMode: image.alphaMode == .none ? .none : image.alphaMode)
             let maxValue = Float(image.pixelFormat.maxValue)
             let keepPremultiplied = image.alphaMode == .premultiplied
-            var accumulator = [Float](repeating: 0, count: outW * 4)
+            let verticalBands = Bands(count: outH, costPerItem: outW * 4 * vertical.maxTaps, cores: threads)
             columns.withUnsafeBufferPointer { columns in
-                accumulator.withUnsafeMutableBufferPointer { acc in
-                    output.withUnsafeMutableRows { pixels in
-                        for y in 0..<outH {
-                            acc.update(repeating: 0)
-                            let start = vertical.starts[y]
-                            for (k, w) in vertical.weights[y].enumerated() {
-                                let src = columns.baseAddress! + (start + k - firstRow) * outW * 4
-                                for i in 0..<(outW * 4) { acc[i] += src[i] * w }
-                            }
-                            let rowStart = pixels + y * output.stride
-                            for x in 0..<outW {
-                                let a = min(max(acc[x * 4 + 3], 0), maxValue)
-                                var channels = (acc[x * 4], acc[x * 4 + 1], acc[x * 4 + 2])
-                                // Ringing may push a premultiplied channel above alpha or below 0: clamp.
-                                channels.0 = min(max(channels.0, 0), a)
-                                channels.1 = min(max(channels.1, 0), a)
-                                channels.2 = min(max(channels.2, 0), a)
-                                if !keepPremultiplied && a > 0 {
-                                    let k = maxValue / a
-                                    channels = (channels.0 * k, channels.1 * k, channels.2 * k)
+                let columnsBase = columns.baseAddress!
+                output.withUnsafeMutableRows { pixels in
+                    verticalBands.run { range in
+                        var accumulator = [Float](repeating: 0, count: outW * 4)
+                        accumulator.withUnsafeMutableBufferPointer { acc in
+                            for y in range {
+                                acc.update(repeating: 0)
+                                let start = vertical.starts[y]
+                                for (k, w) in vertical.weights[y].enumerated() {
+                                    let src = columnsBase + (start + k - firstRow) * outW * 4
+                                    for i in 0..<(outW * 4) { acc[i] += src[i] * w }
                                 }
-                                store(rowStart, x, output.pixelFormat, channels.0, channels.1, channels.2, a)
+                                let rowStart = pixels + y * output.stride
+                                for x in 0..<outW {
+                                    let a = min(max(acc[x * 4 + 3], 0), maxValue)
+                                    var channels = (acc[x * 4], acc[x * 4 + 1], acc[x * 4 + 2])
+                                    // Ringing may push a premultiplied channel above alpha or below 0: clamp.
+                                    channels.0 = min(max(channels.0, 0), a)
+                                    channels.1 = min(max(channels.1, 0), a)
+                                    channels.2 = min(max(channels.2, 0), a)
+                                    if !keepPremultiplied && a > 0 {
+                                        let k = maxValue / a
+                                        channels = (channels.0 * k, channels.1 * k, channels.2 * k)
+                                    }
+                                    store(rowStart, x, output.pixelFormat, channels.0, channels.1, channels.2, a)
+                                }
                             }
                         }
                     }

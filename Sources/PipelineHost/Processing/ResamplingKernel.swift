@@ -12,6 +12,9 @@ struct ResamplingKernel {
     let starts: [Int]
     let weights: [[Float]]
 
+    /// The widest filter, for estimating a pass's cost.
+    var maxTaps: Int { weights.map(\.count).max() ?? 1 }
+
     /// `scale` maps source to output (output = source * scale); `offset` is in output pixels.
     init(sourceCount: Int, outputCount: Int, scale: Double, offset: Double) {
         let filterScale = min(1.0, scale)
