@@ -3,19 +3,13 @@ import PluginAPI
 extension PluginCoder {
     /// Reads the source's facts without decoding pixels.
     func probe(_ data: UnsafeRawBufferPointer, options: DecodeOptions) throws -> ImageInfo {
-        guard let probe = try vtable().probe else { throw PipelineError.decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode") }
-        let context = CallContext(limits: options.limits)
+        guard let probe = try vtable().probe else { throw cannotDecode }
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
-        var message = MessageBuffer()
-        let status = options.withABI { abiOptions in
-            var request = ip_decode_request(
-                struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
-                data: data.baseAddress?.assumingMemoryBound(to: UInt8.self), size: data.count,
-                options: abiOptions, call: context.handle)
-            return message.withMessage { m in calling { PluginStatus(abi: probe(&request, &info, m)) } }
+        let (status, message) = call(data, options: options, context: CallContext(limits: options.limits)) { request, m in
+            probe(request, &info, m)
         }
-        guard status == .ok else { throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message.text) }
+        guard status == .ok else { throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message) }
         let format = withUnsafeBytes(of: info.format) { Self.cString(in: $0) }
         let details = withUnsafeBytes(of: info.details) { Self.cString(in: $0) }
         return ImageInfo(
@@ -28,23 +22,35 @@ extension PluginCoder {
     /// Decodes one image (page or frame) as the plugin produces it: at the requested size only if the coder
     /// declares `.scales`, untinted unless it declares `.tints`. The coders manager finishes the rest.
     func decodeRaw(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext) throws -> Image {
-        guard let decode = try vtable().decode else { throw PipelineError.decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode") }
+        guard let decode = try vtable().decode else { throw cannotDecode }
         var image = ip_image()
         image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+        let (status, message) = call(data, options: options, context: context) { request, m in decode(request, &image, m) }
+        defer { context.finish() }
+        guard status == .ok else {
+            if context.isCancelled { throw PipelineError.cancelled }
+            throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message)
+        }
+        return try adopt(image, context: context)
+    }
+
+    private var cannotDecode: PipelineError {
+        .decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode")
+    }
+
+    /// Runs a probe or decode slot with the request both take (the bytes, the options in ABI form, the call) and a
+    /// message buffer, under the coder's lock if it is not thread-safe; returns its status and message.
+    private func call(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext,
+                      _ slot: (UnsafePointer<ip_decode_request>, ip_message) -> ip_status) -> (PluginStatus, String) {
         var message = MessageBuffer()
         let status = options.withABI { abiOptions in
             var request = ip_decode_request(
                 struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
                 data: data.baseAddress?.assumingMemoryBound(to: UInt8.self), size: data.count,
                 options: abiOptions, call: context.handle)
-            return message.withMessage { m in calling { PluginStatus(abi: decode(&request, &image, m)) } }
+            return message.withMessage { m in calling { PluginStatus(abi: slot(&request, m)) } }
         }
-        defer { context.finish() }
-        guard status == .ok else {
-            if context.isCancelled { throw PipelineError.cancelled }
-            throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message.text)
-        }
-        return try adopt(image, context: context)
+        return (status, message.text)
     }
 
     /// Validates a returned ip_image and takes ownership of its buffer.

@@ -10,10 +10,10 @@ import Glibc
 /// program start (the Swift runtime, the registry) on the request's critical path: 6-14 ms against a 13 ms
 /// rsvg-convert. A fork made while the program still has one thread is a safe copy of an already-started
 /// runtime (no lock can be held by a thread that does not exist), costs well under a millisecond, and its setup
-/// (the registry read) then overlaps the host's own work on another core.
+/// (the sandbox, a preloaded plugin) then overlaps the host's own work on another core.
 ///
 /// The child waits for the pool's worker settings on its socket, then runs exactly the code an exec'd worker runs
-/// (`WorkerServer.main`: sandbox, registry, requests). If the host never isolates anything, closing the socket
+/// (`WorkerServer.main`: sandbox, plugins, requests). If the host never isolates anything, closing the socket
 /// (the host exiting) ends it. A program with more than one thread when `prepare` is called gets no preforked
 /// worker, and pools then spawn workers as usual; so does every worker after the first.
 public enum PreforkedWorker {
@@ -46,13 +46,7 @@ public enum PreforkedWorker {
     /// Ends and reaps a child that was never taken: once the program exits it would be reparented to PID 1, and a
     /// container's PID 1 often reaps nothing, leaving a zombie per run. The child exits as soon as its socket closes.
     public static func discard() {
-        guard let untaken = child.withLock({ slot -> Child? in
-            defer { slot = nil }
-            return slot
-        }) else { return }
-        close(untaken.socket)
-        var status: Int32 = 0
-        while waitpid(untaken.pid, &status, 0) < 0, errno == EINTR {}
+        if let untaken = takeChild() { end(untaken) }
     }
 
     /// True while a preforked child waits to be taken: starting a pool's worker now then costs one message.
@@ -61,21 +55,31 @@ public enum PreforkedWorker {
     /// Hands the preforked child its worker arguments (those of `WorkerServer.main`, without `--socket-fd`) and
     /// returns its pid and the host end of its socket; nil when there is none (already taken, never made).
     static func take(workerArguments: [String], inheritStandardError: Bool) -> (pid: pid_t, socket: Int32)? {
-        guard let taken = child.withLock({ slot -> Child? in
-            defer { slot = nil }
-            return slot
-        }) else { return nil }
+        guard let taken = takeChild() else { return nil }
         var message = Array((inheritStandardError ? "stderr" : "quiet").utf8)
         for argument in workerArguments { message += [0] + Array(argument.utf8) }
         let sent = message.withUnsafeBytes { send(taken.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == message.count else {
-            close(taken.socket)
             kill(taken.pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(taken.pid, &status, 0)
+            end(taken)
             return nil
         }
         return (taken.pid, taken.socket)
+    }
+
+    /// The waiting child, removed from the slot so that exactly one caller gets it.
+    private static func takeChild() -> Child? {
+        child.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+    }
+
+    /// Closes the child's socket (which ends a waiting child) and reaps it.
+    private static func end(_ child: Child) {
+        close(child.socket)
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) < 0, errno == EINTR {}
     }
 
     /// The child: waits for its settings, then becomes a worker. Never returns.

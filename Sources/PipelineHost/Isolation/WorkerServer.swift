@@ -140,10 +140,7 @@ public enum WorkerServer {
                 if job.confirmWithSniff, !CoderSelection.confirms(coder, bytes) {
                     reply = try WorkerMessage(kind: .failure, requestID: message.requestID,
                                               json: WorkerFailure.notThisCoder(coder: job.coderID))
-                    if (try? channel.send(reply)) == nil { exit(0) }
-                    return
-                }
-                if message.kind == .probe {
+                } else if message.kind == .probe {
                     let info = try coder.probe(bytes, options: job.options)
                     reply = try WorkerMessage(kind: .info, requestID: message.requestID, json: info)
                 } else {

@@ -54,15 +54,11 @@ enum RenderCommand: Command {
                 // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
                 animated.loopCount = try await manager.info(for: source, options: options).loopCount ?? 1
             }
-            let ending = Task.detached { IsolationSetup.endWorkers() }
-            bytes = try host.coders.encode(frames: frames, format: format, options: animated)
-            await ending.value
+            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: frames, format: format, options: animated) }
         } else {
             let image = try await manager.image(for: source, options: options)
             // The worker is done: it is killed and reaped on another core while this one encodes.
-            let ending = Task.detached { IsolationSetup.endWorkers() }
-            bytes = try host.coders.encode(image, format: format, options: encodeOptions)
-            await ending.value
+            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }
         try Output.write(bytes, to: output)
     }

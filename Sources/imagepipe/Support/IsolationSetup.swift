@@ -11,11 +11,20 @@ enum IsolationSetup {
 
     /// Kills and reaps the CLI's workers and an unused start-up fork, so that none outlives the CLI: an orphan is
     /// reparented to PID 1, and a container's PID 1 often reaps nothing (a zombie per run). A worker holds nothing
-    /// worth a graceful exit. `render` calls it on another thread as soon as its image is decoded (the worker's
-    /// teardown then overlaps the encode); the CLI calls it again before exiting, when it is a no-op.
+    /// worth a graceful exit. The CLI calls it before exiting; after `endingWorkers(during:)` it is a no-op.
     static func endWorkers() {
         PreforkedWorker.discard()
         for pool in keptUntilExit { pool.shutdown(grace: 0) }
+    }
+
+    /// Runs `body` (work that needs no worker any more, such as encoding the decoded image) while the workers are
+    /// ended on another core, and returns once both are done, whether `body` throws or not: so the exit that
+    /// follows never races a reap still in progress.
+    static func endingWorkers<T>(during body: () throws -> T) async throws -> T {
+        let ending = Task.detached { endWorkers() }
+        let result = Result { try body() }
+        await ending.value
+        return try result.get()
     }
 
     static let helpText = """
@@ -64,8 +73,8 @@ enum IsolationSetup {
         let pool = WorkerPool(configuration: configuration)
         host.coders.workerPool = pool
         keptUntilExit.append(pool)
-        // A worker forked at start-up costs nothing to start now, and reads the registry while this process reads
-        // the input on the other core. Without one, a worker is spawned only if a request is isolated.
+        // A worker forked at start-up costs nothing to start now, and opens the preloaded plugin while this process
+        // reads the input on the other core. Without one, a worker is spawned only if a request is isolated.
         if PreforkedWorker.isAvailable { try? pool.prewarm() }
     }
 }

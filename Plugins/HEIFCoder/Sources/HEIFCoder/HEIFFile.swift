@@ -7,6 +7,8 @@ import PluginKit
 final class HEIFFile {
     let context: OpaquePointer
     let data: UnsafeBufferPointer<UInt8>
+    /// Item ID → item type, read from the boxes once per file (libheif 1.15 does not expose it).
+    private(set) lazy var itemTypes: [UInt32: String] = ItemTypeInspector.inspect(data).itemTypes
 
     private init(context: OpaquePointer, data: UnsafeBufferPointer<UInt8>) {
         self.context = context
@@ -28,7 +30,7 @@ final class HEIFFile {
         if maxDimension > 0, maxDimension < LibHEIF.defaultMaximumDimension {
             heif_context_set_maximum_image_size_limit(context, Int32(maxDimension))
         }
-        heif_context_set_max_decoding_threads(context, Int32(threads > 0 ? Int(min(threads, 64)) : HEVCThreads.onlineCores))
+        heif_context_set_max_decoding_threads(context, Int32(HEVCThreads.count(requested: threads)))
         try HEIFFailure.check(
             heif_context_read_from_memory_without_copy(context, base, data.count, nil), "reading the file", data: data)
         return file
@@ -53,7 +55,7 @@ final class HEIFFile {
             throw PluginFailure.notFound("page \(index) does not exist: the file has \(ids.count) top-level image(s)")
         }
         // libheif 1.15 opens a VVC item and fails only when decoding: say so before anything is promised.
-        try ItemTypeInspector.checkDecodable(ids[index], in: data)
+        try ItemTypeInspector.checkDecodable(itemTypes[ids[index]])
         var raw: OpaquePointer?
         try HEIFFailure.check(heif_context_get_image_handle(context, ids[index], &raw), "opening image \(ids[index])", data: data)
         guard let raw else { throw PluginFailure.internalError("libheif returned no image handle") }
@@ -85,6 +87,8 @@ final class HEIFHandle {
     var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(raw)) }
     var hasAlpha: Bool { heif_image_handle_has_alpha_channel(raw) != 0 }
     var hasDepth: Bool { heif_image_handle_has_depth_image(raw) != 0 }
+    /// A grid of separately coded tiles (libheif decodes those in parallel itself).
+    var isGrid: Bool { file.itemTypes[itemID] == "grid" }
 
     /// The size a decode produces: display size, or the coded size when transformations are ignored.
     func outputSize(ignoringTransformations: Bool) -> (width: Int, height: Int) {

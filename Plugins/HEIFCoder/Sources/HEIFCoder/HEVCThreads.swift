@@ -11,18 +11,15 @@ import PluginKit
 /// tile would multiply the thread count). A single coded picture gets the workers instead: libde265 decodes
 /// wavefront rows in parallel, which is what makes a 12 MP HEIC from x265 decode about 1.7x faster on 2 cores.
 enum HEVCThreads {
-    /// The request's thread count, or every online core when it leaves the choice to the coder.
-    static func count(_ view: DecodeRequestView) -> Int {
-        view.options.threads > 0 ? Int(min(view.options.threads, 64)) : onlineCores
+    /// The request's thread count (`ip_decode_options.threads`), or every online core when it is 0.
+    static func count(requested: UInt32) -> Int {
+        requested > 0 ? Int(min(requested, 64)) : max(1, min(64, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
     }
-
-    static var onlineCores: Int { max(1, min(64, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
 
     static func prepare(for handle: HEIFHandle, view: DecodeRequestView) {
         guard HEVCDecoderInstall.installed else { return }
-        let threads = count(view)
-        let isGrid = ItemTypeInspector.inspect(view.data).itemTypes[handle.itemID] == "grid"
-        ip_hevc_decoder_set_worker_threads(isGrid || threads == 1 ? 0 : Int32(threads))
+        let threads = count(requested: view.options.threads)
+        ip_hevc_decoder_set_worker_threads(handle.isGrid || threads == 1 ? 0 : Int32(threads))
         ip_hevc_decoder_set_max_pixels(view.options.limits.max_pixels)
     }
 }

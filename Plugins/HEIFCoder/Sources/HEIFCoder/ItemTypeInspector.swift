@@ -83,12 +83,9 @@ enum ItemTypeInspector {
         return types
     }()
 
-    /// UNSUPPORTED when the item is of a type libheif cannot decode here; nothing when it can or is unknown.
-    static func checkDecodable(_ id: UInt32, in data: UnsafeBufferPointer<UInt8>) throws {
-        let facts = inspect(data)
-        if let type = facts.itemTypes[id], !decodableTypes.contains(type) {
-            throw HEIFFailure.cannotDecode(type)
-        }
+    /// UNSUPPORTED when the item is of a type libheif cannot decode here; nothing when it can or is unknown (nil).
+    static func checkDecodable(_ type: String?) throws {
+        if let type, !decodableTypes.contains(type) { throw HEIFFailure.cannotDecode(type) }
     }
 }
 

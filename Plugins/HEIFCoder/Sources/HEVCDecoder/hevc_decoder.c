@@ -19,7 +19,6 @@ static atomic_ullong pictures_decoded = 0;
 
 struct decoder {
     de265_decoder_context *context;
-    int strict;
     /* Set when pushing failed: decode_image reports it instead of decoding a partial stream. */
     const char *push_failure;
 };
@@ -64,7 +63,12 @@ static void free_decoder(void *raw) {
     free(decoder);
 }
 
-static void set_strict_decoding(void *raw, int flag) { ((struct decoder *)raw)->strict = flag; }
+/* libheif asks every version-2 plugin for this; the only thing strictness would change here is whether an odd VUI
+ * colour code fails the decode, and those codes are already left at libheif's defaults (see below). */
+static void set_strict_decoding(void *raw, int flag) {
+    (void)raw;
+    (void)flag;
+}
 
 /* libheif hands over the hvcC parameter sets and the item's data as NAL units, each behind a 4-byte
  * big-endian length. A length running past the data is corruption, reported when decoding is asked for. */
