@@ -19,13 +19,9 @@ public struct MagickRGBA: Sendable {
             : stride(from: 0, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
     }
 
-    /// The real ImageMagick: /usr/bin/convert when installed (so that a wrapper earlier on PATH cannot change the
-    /// bytes), else the first `convert` on PATH; nil when there is none.
-    public static let convert: String? = {
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") { return "/usr/bin/convert" }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        return path.split(separator: ":").map { "\($0)/convert" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    /// The real ImageMagick (verified by what it prints, so that a stand-in earlier on PATH cannot change the
+    /// bytes); nil when it is not installed.
+    public static var convert: String? { ReferenceTool.path("convert") }
 
     /// `convert <path> <operations> -depth <depth> -endian MSB rgba:-`-style read (through a temporary file), with
     /// the size from `convert <path> <operations> -format "%w %h" info:`. `operations` are applied first, e.g.

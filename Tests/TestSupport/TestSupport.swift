@@ -117,15 +117,16 @@ extension CommandLine {
                              stderr: String(decoding: errData.get(), as: UTF8.self))
     }
 
-    /// Runs a shell command line (for reference tools); output is captured.
+    /// Runs a shell command line (for reference tools); output is captured. Reference tools named in it are the
+    /// verified ones (`ReferenceTool.shellPATH`), never a stand-in that happens to come first on PATH.
     @discardableResult
     public static func shell(_ command: String) throws -> ProcessResult {
-        try run("/bin/sh", ["-c", command])
+        try run("/bin/sh", ["-c", command], environment: ["PATH": ReferenceTool.shellPATH])
     }
 
-    /// True when a program is on PATH.
+    /// True when the program is installed as what it claims to be (see `ReferenceTool`).
     public static func hasTool(_ name: String) -> Bool {
-        (try? shell("command -v \(name) >/dev/null 2>&1").status) == 0
+        ReferenceTool.path(name) != nil
     }
 }
 

@@ -5,14 +5,7 @@ import TestSupport
 /// the colour types and bit depths the project's own encoder does not produce (gray, palette, tRNS, 1-4 bits).
 enum ImageMagick {
     /// Absolute path of `convert`, or nil when ImageMagick is not installed (tests then skip with a message).
-    static let convert: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") + ["/usr/bin"] {
-            let candidate = "\(folder)/convert"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }()
+    static var convert: String? { ReferenceTool.path("convert") }
 
     static let missingMessage = "ImageMagick's convert is not installed (apt-get install imagemagick); skipping"
 
