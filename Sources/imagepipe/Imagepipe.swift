@@ -46,8 +46,12 @@ enum Imagepipe {
             // Hidden: a sandboxed decode worker started by WorkerPool (see --isolation).
             WorkerServer.main(arguments: Array(arguments.dropFirst()))
         }
+        if let first = arguments.first, !hiddenCommands.contains(where: { $0.name == first }) {
+            // Library chatter on descriptor 2 must not break the one-line error (see LibraryOutput).
+            LibraryOutput.capture()
+        }
         guard let first = arguments.first else {
-            Output.error(usage)
+            Output.error("imagepipe: missing command; run 'imagepipe --help' for the list")
             exit(2)
         }
         if first == "--help" || first == "-h" || first == "help" {
@@ -74,11 +78,8 @@ enum Imagepipe {
         } catch let error as UsageError {
             Output.error("imagepipe \(command.name): \(error); see 'imagepipe \(command.name) --help'")
             status = 2
-        } catch let error as PipelineError {
-            Output.error("imagepipe \(command.name): \(error) [E\(error.code)]")
-            status = 1
         } catch {
-            Output.error("imagepipe \(command.name): \(error)")
+            Output.error(FailureReport.line(command: command.name, error: error))
             status = 1
         }
         IsolationSetup.endWorkers()  // none may outlive the CLI (see there)

@@ -48,12 +48,20 @@ public final class DiskCache: DataCaching {
     public init(directory: String = DiskCache.defaultDirectory(), configuration: Configuration = Configuration()) throws {
         self.directory = directory
         self.configuration = configuration
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw PipelineError.cacheFailed(cache: "disk", status: .io, message: "cannot create \(directory): \(error)")
+        if let problem = Self.makeDirectories(directory) {
+            throw PipelineError.cacheFailed(cache: "disk", status: .io, message: "cannot create \(directory): \(problem)")
         }
         removeStaleTemporaryFiles()
+    }
+
+    /// `mkdir -p` with private (0700) new folders; nil on success, else the reason in words.
+    static func makeDirectories(_ path: String) -> String? {
+        var status = stat()
+        if stat(path, &status) == 0 { return status.st_mode & S_IFMT == S_IFDIR ? nil : "it exists and is not a folder" }
+        let parent = PluginSearchPath.parent(of: path)
+        if parent != path, parent != "/", parent != "." , let problem = makeDirectories(parent) { return problem }
+        if mkdir(path, 0o700) == 0 || errno == EEXIST { return nil }
+        return String(cString: strerror(errno)).lowercased()
     }
 
     func path(for key: String) -> String {

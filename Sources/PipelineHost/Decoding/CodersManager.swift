@@ -81,18 +81,26 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         }
     }
 
-    /// Resample and tint what the coder did not.
+    /// Resample and tint what the coder did not. Every buffer it is about to allocate is checked first against the
+    /// request's pixel limit (outputs and upscales, not only what the coder decoded) and memory budget (the decoded
+    /// image, the resampler's intermediate rows and the output held at once), so an oversized request fails at
+    /// once instead of running for seconds and gigabytes.
     func finish(_ image: Image, coder: PluginCoder, options: DecodeOptions) throws -> Image {
         var result = image
         let caps = coder.descriptor.capabilities
+        let limits = options.limits
         if !caps.contains(.scales), options.thumbnailSize != nil {
             let placement = Placement(sourceWidth: image.width, sourceHeight: image.height, request: options.thumbnailSize,
                                       mode: options.scaleMode, allowUpscale: options.allowUpscale)
             if !placement.isIdentity || placement.outputWidth != image.width || placement.outputHeight != image.height {
+                try limits.checkOutput(width: placement.outputWidth, height: placement.outputHeight)
+                try limits.checkMemory(holding: image.byteCount,
+                                       adding: ImageTransformers.Resize.workingBytes(image, to: placement))
                 result = try ImageTransformers.Resize.resample(result, to: placement)
             }
         }
         if options.template, let tint = options.tint, !caps.contains(.tints) {
+            try limits.checkMemory(holding: result.byteCount, adding: result.byteCount)
             result = try ImageTransformers.Tint.template(result, color: tint)
         }
         return result

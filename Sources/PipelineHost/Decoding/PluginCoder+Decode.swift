@@ -29,6 +29,7 @@ extension PluginCoder {
         defer { context.finish() }
         guard status == .ok else {
             if context.isCancelled { throw PipelineError.cancelled }
+            if let refusal = context.budgetRefusal { throw refusal }
             throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message)
         }
         return try adopt(image, context: context)

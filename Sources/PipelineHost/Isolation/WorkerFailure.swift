@@ -7,6 +7,8 @@ enum WorkerFailure: Codable, Equatable {
     case invalidArgument(String)
     case outOfMemory(bytes: Int)
     case cancelled
+    case pixelLimitExceeded(width: Int, height: Int, limit: Int)
+    case memoryBudgetExceeded(bytes: Int, budget: Int)
     /// The coder's sniff declined the bytes (a request with `confirmWithSniff`): the host tries its next candidate.
     case notThisCoder(coder: String)
     /// Anything else, as text.
@@ -21,6 +23,8 @@ enum WorkerFailure: Codable, Equatable {
         case .invalidArgument(let message): self = .invalidArgument(message)
         case .outOfMemory(let bytes): self = .outOfMemory(bytes: bytes)
         case .cancelled: self = .cancelled
+        case .pixelLimitExceeded(let width, let height, let limit): self = .pixelLimitExceeded(width: width, height: height, limit: limit)
+        case .memoryBudgetExceeded(let bytes, let budget): self = .memoryBudgetExceeded(bytes: bytes, budget: budget)
         default: self = .other(error.description)
         }
     }
@@ -42,6 +46,8 @@ enum WorkerFailure: Codable, Equatable {
         case .invalidArgument(let message): .invalidArgument(message)
         case .outOfMemory(let bytes): .outOfMemory(bytes: bytes)
         case .cancelled: .cancelled
+        case .pixelLimitExceeded(let width, let height, let limit): .pixelLimitExceeded(width: width, height: height, limit: limit)
+        case .memoryBudgetExceeded(let bytes, let budget): .memoryBudgetExceeded(bytes: bytes, budget: budget)
         case .notThisCoder(let coder): .unknownFormat(bytesSeen: 0, hint: "\(coder) declined the bytes")
         case .other(let message): .pluginMisbehaved(plugin: "imagepipe-worker", message: message)
         }

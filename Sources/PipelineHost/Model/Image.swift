@@ -106,6 +106,8 @@ public struct Image: Sendable {
     }
 
     public var hasAlpha: Bool { alphaMode != .none }
+    /// Bytes the pixels occupy (stride x height).
+    public var byteCount: Int { stride * height }
 
     /// Reads one pixel. Out-of-range coordinates trap, like an array index.
     public func pixel(x: Int, y: Int) -> RGBA16Pixel {

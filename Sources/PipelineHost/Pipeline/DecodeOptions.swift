@@ -10,13 +10,38 @@ public struct DecodeLimits: Sendable, Hashable, Codable {
     public var maxFrames: Int
     /// Encoded input bytes. Default 512 MiB.
     public var maxInputBytes: Int
+    /// Pixel bytes one request may hold at once: what the coder allocates through the host, every intermediate
+    /// buffer of the finishing step and the output. Checked before each allocation, so a request over budget fails
+    /// with `PipelineError.memoryBudgetExceeded` instead of growing. Default 2 GiB (a 268-megapixel RGBA8 decode
+    /// and its thumbnail fit; the same value caps an isolated worker's address space). Host-side only: plugins see
+    /// it through `alloc_pixels` refusing.
+    public var maxMemoryBytes: Int
 
     public init(maxPixels: Int = 16384 * 16384, maxDimension: Int = 65535, maxFrames: Int = 10000,
-                maxInputBytes: Int = 512 << 20) {
+                maxInputBytes: Int = 512 << 20, maxMemoryBytes: Int = 2 << 30) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxFrames = maxFrames
         self.maxInputBytes = maxInputBytes
+        self.maxMemoryBytes = maxMemoryBytes
+    }
+
+    /// Refuses an image of width x height before it is allocated: the pixel and dimension limits hold for what the
+    /// host produces (outputs, upscales, intermediates) as they do for what a coder decodes.
+    func checkOutput(width: Int, height: Int) throws {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if (maxPixels > 0 && (overflow || pixels > maxPixels))
+            || (maxDimension > 0 && (width > maxDimension || height > maxDimension)) {
+            throw PipelineError.pixelLimitExceeded(width: width, height: height, limit: maxPixels)
+        }
+    }
+
+    /// Refuses to hold `bytes` more when `held` are already held for this request.
+    func checkMemory(holding held: Int, adding bytes: Int) throws {
+        let (total, overflow) = held.addingReportingOverflow(bytes)
+        if maxMemoryBytes > 0, overflow || total > maxMemoryBytes {
+            throw PipelineError.memoryBudgetExceeded(bytes: overflow ? Int.max : total, budget: maxMemoryBytes)
+        }
     }
 
     var abi: ip_limits {

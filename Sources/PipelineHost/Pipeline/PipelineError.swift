@@ -28,6 +28,11 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     case timedOut(after: Double)
     /// An isolated decode needed more than its worker's memory cap of `limit` bytes; the worker was replaced.
     case memoryLimitExceeded(limit: Int)
+    /// An image the host was about to produce (output, upscale, intermediate) is larger than the pixel or
+    /// dimension limit; refused before allocating.
+    case pixelLimitExceeded(width: Int, height: Int, limit: Int)
+    /// The request would hold `bytes` of pixels at once, more than its memory budget (`DecodeLimits.maxMemoryBytes`).
+    case memoryBudgetExceeded(bytes: Int, budget: Int)
 
     /// The plugin status behind the error, where there is one.
     public var status: PluginStatus? {
@@ -44,6 +49,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .decoderCrashed: .internalError
         case .timedOut: .limitExceeded
         case .memoryLimitExceeded: .noMemory
+        case .pixelLimitExceeded, .memoryBudgetExceeded: .limitExceeded
         }
     }
 
@@ -65,7 +71,13 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .decoderCrashed: 6001
         case .timedOut: 6002
         case .memoryLimitExceeded: 6003
+        case .pixelLimitExceeded: 5003
+        case .memoryBudgetExceeded: 5004
         }
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        bytes == Int.max ? "more than 8 EiB" : bytes < 1 << 20 ? "\(bytes) bytes" : "\((bytes + (1 << 19)) >> 20) MiB"
     }
 
     public var description: String {
@@ -91,6 +103,10 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
                 : "the decoder \(coder) crashed (\(LinuxSystem.signalName(signal))) in its isolated worker"
         case .timedOut(let seconds): "decoding timed out after \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s; the isolated worker was stopped"
         case .memoryLimitExceeded(let limit): "decoding exceeded the isolated worker's memory limit of \(limit >> 20) MiB"
+        case .pixelLimitExceeded(let width, let height, let limit):
+            "a \(width)x\(height) result exceeds the pixel limit of \(limit)"
+        case .memoryBudgetExceeded(let bytes, let budget):
+            "the request needs \(Self.mebibytes(bytes)) of pixel memory, over its budget of \(Self.mebibytes(budget))"
         }
     }
 }

@@ -13,6 +13,8 @@ final class CallContext: Sendable {
     let limits: DecodeLimits
     private let cancelledFlag = Atomic<Bool>(false)
     private let buffers = Mutex<[UInt: Int]>([:])  // buffer address → byte count
+    /// Bytes this call's buffers hold now, and the allocation the memory budget refused (bytes asked for), if any.
+    private let accounting = Mutex<(held: Int, refused: Int?)>((0, nil))
 
     init(limits: DecodeLimits) { self.limits = limits }
 
@@ -36,9 +38,30 @@ final class CallContext: Sendable {
               limits.maxPixels <= 0 || pixels <= UInt64(limits.maxPixels) else { return nil }
         let stride = Int(width) * format.bytesPerPixel
         let (byteCount, overflow) = stride.multipliedReportingOverflow(by: Int(height))
-        guard !overflow, let raw = calloc(byteCount, 1) else { return nil }
+        guard !overflow else { return nil }
+        let withinBudget = accounting.withLock { state -> Bool in
+            guard (try? limits.checkMemory(holding: state.held, adding: byteCount)) != nil else {
+                state.refused = state.held + byteCount
+                return false
+            }
+            state.held += byteCount
+            return true
+        }
+        guard withinBudget else { return nil }
+        guard let raw = calloc(byteCount, 1) else {
+            accounting.withLock { $0.held -= byteCount }
+            return nil
+        }
         buffers.withLock { $0[UInt(bitPattern: raw)] = byteCount }
         return (raw.assumingMemoryBound(to: UInt8.self), stride)
+    }
+
+    /// The error to report instead of the plugin's when the memory budget refused one of its allocations: the
+    /// plugin only saw NULL, so its own message ("out of memory") would blame the machine.
+    var budgetRefusal: PipelineError? {
+        accounting.withLock { state in
+            state.refused.map { .memoryBudgetExceeded(bytes: $0, budget: limits.maxMemoryBytes) }
+        }
     }
 
     /// True when the limits refuse width x height (so the host can answer LIMIT_EXCEEDED rather than NO_MEMORY).
@@ -48,8 +71,11 @@ final class CallContext: Sendable {
     }
 
     func release(_ pointer: UnsafeMutableRawPointer) {
-        let known = buffers.withLock { $0.removeValue(forKey: UInt(bitPattern: pointer)) != nil }
-        if known { free(pointer) }
+        let size = buffers.withLock { $0.removeValue(forKey: UInt(bitPattern: pointer)) }
+        if let size {
+            free(pointer)
+            accounting.withLock { $0.held -= size }
+        }
     }
 
     /// Moves a buffer the plugin returned into host ownership; nil when the pointer is not one of this call's.
@@ -57,6 +83,8 @@ final class CallContext: Sendable {
         guard let pointer else { return nil }
         let size = buffers.withLock { $0.removeValue(forKey: UInt(bitPattern: pointer)) }
         guard let size else { return nil }
+        // From here the image's owner accounts for it (the finishing step checks its buffers against the budget).
+        accounting.withLock { $0.held -= size }
         return PixelStorage(adopting: pointer, byteCount: size)
     }
 

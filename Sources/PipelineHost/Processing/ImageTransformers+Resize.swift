@@ -25,6 +25,19 @@ extension ImageTransformers {
                                               mode: mode, allowUpscale: allowUpscale))
         }
 
+        /// The bytes a resample of `image` to `placement` allocates: the float rows between the passes and the output.
+        /// The finishing step checks them against the request's memory budget before resampling.
+        static func workingBytes(_ image: Image, to placement: Placement) -> Int {
+            let blockY = max(1, Int((1.0 / placement.scaleY / 2).rounded(.down)))
+            let reducedRows = (image.height + blockY - 1) / blockY
+            let rows = min(reducedRows, placement.outputHeight * 6 + 6)  // Lanczos-3 touches at most 6 rows per output row
+            let columns = rows.multipliedReportingOverflow(by: placement.outputWidth * 16)
+            let output = (placement.outputWidth * image.pixelFormat.bytesPerPixel).multipliedReportingOverflow(by: placement.outputHeight)
+            if columns.overflow || output.overflow { return Int.max }
+            return columns.partialValue.addingReportingOverflow(output.partialValue).overflow
+                ? Int.max : columns.partialValue + output.partialValue
+        }
+
         static func resample(_ image: Image, to placement: Placement) throws -> Image {
             let blockX = max(1, Int((1.0 / placement.scaleX / 2).rounded(.down)))
             let blockY = max(1, Int((1.0 / placement.scaleY / 2).rounded(.down)))

@@ -2,7 +2,7 @@ import PipelineHost
 
 /// The decode options shared by `info` and `render`.
 enum DecodeArguments {
-    static let valued: Set<String> = ["size", "mode", "tint", "page", "frame", "password", "max-pixels", "threads"]
+    static let valued: Set<String> = ["size", "mode", "tint", "page", "frame", "password", "max-pixels", "max-memory", "threads"]
     static let flags: Set<String> = ["template", "upscale", "transparent", "high-bit-depth", "first-frame-only", "no-orientation"]
 
     static let helpText = """
@@ -12,14 +12,16 @@ enum DecodeArguments {
           --upscale           let raster sources grow beyond their size in fit/aspect-fill (vectors always render at size)
           --tint COLOR        #rgb, #rrggbb, #rrggbbaa or a CSS colour name; vector coders use it as currentColor
           --template          output = tint colour with the image's alpha (needs --tint)
-          --page N            0-based page of a document (default 0)
-          --frame N           0-based frame of an animation (default 0)
+          --page N            page of a document, counted from 0 (default 0; 'imagepipe info' lists them)
+          --frame N           frame of an animation, counted from 0 (default 0)
           --first-frame-only  decode only the first frame of animations
           --transparent       documents: transparent instead of white page background
           --high-bit-depth    16-bit output for sources with more than 8 bits per channel
           --no-orientation    do not apply EXIF/irot/imir orientation
           --password TEXT     password of an encrypted document
-          --max-pixels N      refuse outputs larger than N pixels (default 268435456)
+          --max-pixels N      refuse decodes, outputs and intermediates larger than N pixels (default 268435456)
+          --max-memory SIZE   pixel memory one request may hold: decoded, intermediate and output buffers, and the
+                              isolated worker's address space (default 2G; suffixes K, M, G)
           --threads N         decoder threads (default: the coder's choice)
         """
 
@@ -50,8 +52,23 @@ enum DecodeArguments {
         options.ignoreOrientation = args.flag("no-orientation")
         options.password = args.value("password")
         if let maxPixels = try args.int("max-pixels", range: 1...Int(Int32.max) * 64) { options.limits.maxPixels = maxPixels }
+        if let budget = try memorySize(args) { options.limits.maxMemoryBytes = budget }
         options.threads = try args.int("threads", range: 0...256) ?? 0
         return options
+    }
+
+    /// `--max-memory`: bytes, or a number with K, M or G (powers of 1024), at least 1 MiB.
+    static func memorySize(_ args: Arguments) throws -> Int? {
+        guard let text = args.value("max-memory") else { return nil }
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text.uppercased())
+        if digits.hasSuffix("B") || digits.hasSuffix("I") { digits = digits.dropLast(digits.hasSuffix("IB") ? 2 : 1) }
+        var multiplier = 1
+        if let last = digits.last, let unit = units[last] { multiplier = unit; digits = digits.dropLast() }
+        guard let number = Int(digits), number > 0, number <= (1 << 50) / multiplier, number * multiplier >= 1 << 20 else {
+            throw UsageError("--max-memory must be a size of at least 1M, such as 512M or 4G, not '\(text)'")
+        }
+        return number * multiplier
     }
 
     /// A URL stays as it is; a path becomes absolute (loaders take absolute paths).

@@ -26,9 +26,10 @@ enum InfoCommand: Command {
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         let host = HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)
-        let manager = try HostSetup.manager(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
-        let info = try await manager.info(for: source, options: try DecodeArguments.options(args))
+        let manager = try HostSetup.manager(args, host: host, source: source)
+        let options = try DecodeArguments.options(args)
+        let info = try await about(args.positionals[0]) { try await manager.info(for: source, options: options) }
         if args.flag("json") { try Output.json(info); return }
         var rows = [
             ("format", info.format),

@@ -12,6 +12,10 @@ enum RenderCommand: Command {
           -o, --output FILE   where to write (required)
           --quality N         encoder quality 1...100 (default: the encoder's)
           --lossless          lossless encoding where the format offers it
+          --force             replace a read-only output, or the file a symbolic link at -o points to
+
+        The output is written to a temporary file beside it and renamed into place: a failed or interrupted render
+        never leaves a partial file and never destroys the file that was there.
 
         \(DecodeArguments.helpText)
 
@@ -26,7 +30,7 @@ enum RenderCommand: Command {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
                                      .union(["o", "output", "quality"]),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["lossless"]))
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["lossless", "force"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         guard let dot = output.lastIndex(of: "."), !output[output.index(after: dot)...].contains("/") else {
@@ -43,8 +47,17 @@ enum RenderCommand: Command {
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
-        let manager = try HostSetup.manager(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
+        let manager = try HostSetup.manager(args, host: host, source: source)
+        let bytes = try await about(args.positionals[0]) {
+            try await render(source, format: format, options: options, encodeOptions: encodeOptions, args: args,
+                             host: host, manager: manager)
+        }
+        try Output.write(bytes, to: output, force: args.flag("force"))
+    }
+
+    private static func render(_ source: String, format: String, options: DecodeOptions, encodeOptions: EncodeOptions,
+                               args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame.
@@ -60,6 +73,6 @@ enum RenderCommand: Command {
             // The worker is done: it is killed and reaped on another core while this one encodes.
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }
-        try Output.write(bytes, to: output)
+        return bytes
     }
 }

@@ -11,12 +11,23 @@ enum HostSetup {
     static let cacheFlags: Set<String> = ["no-cache"]
 
     /// The image manager of `render` and `info`: a disk cache for remote sources unless --no-cache.
-    static func manager(_ arguments: Arguments, host: PluginHost) throws -> ImageManager {
-        guard !arguments.flag("no-cache") else {
-            return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+    ///
+    /// A local file is read directly and never cached, so it needs no cache folder at all: a service account whose
+    /// HOME does not exist renders local files without --no-cache. For a remote source whose cache folder cannot be
+    /// created, the cache turns itself off with one warning line and the request goes on uncached.
+    static func manager(_ arguments: Arguments, host: PluginHost, source: String) throws -> ImageManager {
+        let uncached = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let isRemote = source.contains("://") && !source.lowercased().hasPrefix("file://")
+        guard !arguments.flag("no-cache"), isRemote else { return uncached }
+        let folder = arguments.value("cache-dir") ?? DiskCache.defaultDirectory()
+        do {
+            let cache = try DiskCache(directory: folder)
+            return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
+        } catch {
+            let why = (error as? PipelineError).map { "\($0)" } ?? "\(error)"
+            Output.error("imagepipe: warning: disk cache off for this run: \(why) (--cache-dir DIR chooses another folder, --no-cache silences this)")
+            return uncached
         }
-        let cache = try DiskCache(directory: arguments.value("cache-dir") ?? DiskCache.defaultDirectory())
-        return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
     }
 
     static let cacheHelpText = """

@@ -4,6 +4,8 @@ import PipelineHost
 /// crashing or hanging decoder then costs the request, not the CLI) and how long a worker may take.
 enum IsolationSetup {
     static let valued: Set<String> = ["isolation", "timeout"]
+    /// Address space a worker uses before it decodes anything, added to the memory budget for its cap.
+    static let workerAddressSpaceOverhead = 320 << 20
 
     /// The CLI's pools, ended by `endWorkers` (never by an orderly retire, which polls for a polite exit: about
     /// 2 ms per run). Written once per run, before any request.
@@ -70,6 +72,10 @@ enum IsolationSetup {
         var configuration = WorkerPool.Configuration(
             executable: executable, pluginDirectories: host.registry.searchPath.entries.map(\.directory), size: 1, timeout: timeout)
         configuration.preload = preloadHint(arguments.positionals.first, host: host, isolation: isolation)
+        // The request's memory budget caps the worker too: its pixels plus what a worker maps before decoding
+        // anything (libraries, thread stacks: about 260 MiB of address space measured with librsvg and poppler).
+        let budget = try DecodeArguments.memorySize(arguments) ?? DecodeLimits().maxMemoryBytes
+        configuration.memoryLimit = budget + workerAddressSpaceOverhead
         let pool = WorkerPool(configuration: configuration)
         host.coders.workerPool = pool
         keptUntilExit.append(pool)

@@ -7,9 +7,11 @@ import Glibc
 enum Output {
     static func line(_ text: String = "") { print(text) }
 
+    /// One line on the real standard error (see `LibraryOutput`): embedded newlines of library messages are
+    /// folded, so a script sees exactly one line per failure.
     static func error(_ text: String) {
-        let line = text.hasSuffix("\n") ? text : text + "\n"
-        _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+        let line = FailureReport.oneLine(text) + "\n"
+        _ = line.withCString { Glibc.write(LibraryOutput.standardError, $0, strlen($0)) }
     }
 
     /// Pretty, key-sorted JSON on standard output.
@@ -31,12 +33,12 @@ enum Output {
         }
     }
 
-    /// Writes bytes to `path` atomically (temporary file + rename), so a failed render never leaves half a file.
-    static func write(_ bytes: [UInt8], to path: String) throws {
+    /// Writes bytes to `path` atomically (see `OutputFile` for the rules on links and read-only files).
+    static func write(_ bytes: [UInt8], to path: String, force: Bool = false) throws {
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIError("cannot write \(path): \(error)")
+            try OutputFile.write(bytes, to: path, force: force)
+        } catch let failure as OutputFile.Failure {
+            throw CLIError(failure.description)
         }
     }
 }
