@@ -13,7 +13,7 @@ PLUGIN_DIR := $(CURDIR)/plugins.d
 SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder HEIFCoder AVIFCoder GIFCoder WebPCoder JPEGCoder HTTPLoader
 IMAGEPIPE := $(BIN)/imagepipe
 
-.PHONY: all bootstrap build plugins run test bench clean
+.PHONY: all bootstrap build plugins run test fuzz bench clean
 
 all: build
 
@@ -36,11 +36,17 @@ run: build
 	$(IMAGEPIPE) coders
 	@scripts/render-samples $(IMAGEPIPE) samples out
 
-# The plugin tester and the C template's checks run first, so that swift test's summary is the closing line.
+# The plugin tester, the C template's checks and a bounded fuzz run (FUZZ_SECONDS, fixed seed) come first, so that
+# swift test's summary is the closing line. `make fuzz` is the long run: scripts/fuzz --minutes 10.
+FUZZ_SECONDS ?= 40
 test: build
 	$(MAKE) --no-print-directory -C Plugins/TemplateCoder check
 	scripts/test-plugins $(IMAGEPIPE) $(PLUGIN_DIR)
+	scripts/fuzz --seconds $(FUZZ_SECONDS) --seed 1 --quiet --imagepipe $(IMAGEPIPE)
 	$(SWIFT) test -c $(CONFIG)
+
+fuzz: build
+	scripts/fuzz --minutes 10 --imagepipe $(IMAGEPIPE)
 
 bench: build
 	@scripts/bootstrap --bench

@@ -22,8 +22,9 @@ struct PDFOptionsTests {
         #expect((info.width, info.height) == (200, 100))
         #expect(info.hasAlpha == false)
         #expect(info.bitDepth == 8)
-        #expect(info.details.contains("3 pages"), "\(info.details)")
-        #expect(info.details.contains("page 2: 150x300 pt (rotated 90 or 270)"), "\(info.details)")
+        #expect(info.details.contains("3 pages, numbered from 0"), "\(info.details)")
+        // Numbered as --page / pageIndex counts: the second page is "page 1".
+        #expect(info.details.contains("page 1: 150x300 pt (rotated 90 or 270)"), "\(info.details)")
     }
 
     @Test("pageIndex picks the page; its size and index come back")
@@ -40,7 +41,7 @@ struct PDFOptionsTests {
     func pageOutOfRange() throws {
         let error = try #require(try PDFTest.decodeError(Self.threePages, DecodeOptions(pageIndex: 3)))
         #expect(error.status == .notFound)
-        #expect(error.description.contains("3 pages"), "\(error)")
+        #expect(error.description.contains("3 pages, numbered from 0 (0...2)"), "\(error)")
     }
 
     @Test("white background by default: opaque everywhere, alpha mode none")

@@ -37,15 +37,20 @@ public final class DiskCache: DataCaching {
     private let counters = Mutex((hits: 0, misses: 0, approximateBytes: -1))
     private static let magic: [UInt8] = Array("IPDC0002".utf8)
 
-    /// `$XDG_CACHE_HOME/imagepipe/<namespace>` (or `~/.cache/imagepipe/<namespace>`).
-    public static func defaultDirectory(namespace: String = "default") -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? "/tmp") + "/.cache"
-        return base + "/imagepipe/" + namespace
+    /// `$XDG_CACHE_HOME/imagepipe/<namespace>` (or `~/.cache/imagepipe/<namespace>`). Never a shared folder: with
+    /// neither variable set to an absolute path there is no default (a folder under /tmp could be pre-seeded by
+    /// another user), and the caller must name one.
+    public static func defaultDirectory(namespace: String = "default",
+                                        environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/imagepipe/" + namespace }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/imagepipe/" + namespace }
+        throw PipelineError.cacheFailed(cache: "disk", status: .io,
+                                        message: "no cache folder: neither XDG_CACHE_HOME nor HOME is an absolute path")
     }
 
-    public init(directory: String = DiskCache.defaultDirectory(), configuration: Configuration = Configuration()) throws {
+    /// Opens (creating it 0700 if needed) the cache in `directory`, by default `defaultDirectory()`.
+    public init(directory: String? = nil, configuration: Configuration = Configuration()) throws {
+        let directory = try directory ?? Self.defaultDirectory()
         self.directory = directory
         self.configuration = configuration
         if let problem = Self.makeDirectories(directory) {

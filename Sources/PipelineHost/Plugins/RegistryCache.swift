@@ -65,11 +65,16 @@ final class RegistryCache {
 
     init(directory: String?) { self.directory = directory }
 
-    /// The default location, or nil when caching is off or there is no home.
+    /// The default location, or nil when caching is off or there is no home. A home (or XDG_CACHE_HOME) that does
+    /// not exist is not created: a service account with HOME=/nonexistent just scans every run.
     static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let explicit = environment["IMAGEPIPE_REGISTRY_CACHE"] { return explicit == "off" || explicit.isEmpty ? nil : explicit }
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/imagepipe/registry" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/imagepipe/registry" }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return PluginSearchPath.isDirectory(xdg) ? xdg + "/imagepipe/registry" : nil
+        }
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            return PluginSearchPath.isDirectory(home) ? home + "/.cache/imagepipe/registry" : nil
+        }
         return nil
     }
 

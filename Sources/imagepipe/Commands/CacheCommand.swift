@@ -31,7 +31,7 @@ enum CacheCommand: Command {
         var configuration = DiskCache.Configuration()
         if let size = try args.int("max-size", range: 0...Int.max) { configuration.maxBytes = size }
         if let age = try args.int("max-age", range: 0...Int.max) { configuration.maxAge = Double(age) }
-        let cache = try DiskCache(directory: args.value("cache-dir") ?? DiskCache.defaultDirectory(), configuration: configuration)
+        let cache = try DiskCache(directory: args.value("cache-dir"), configuration: configuration)
         switch action {
         case "stats":
             let stats = await cache.statistics()

@@ -18,7 +18,7 @@ enum CodersCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let coders = HostSetup.host(args).coders.coders.map(\.descriptor)
+        let coders = try HostSetup.host(args).coders.coders.map(\.descriptor)
         if args.flag("json") { try Output.json(coders); return }
         if coders.isEmpty { Output.line("No coders: no plugin providing one loaded (see 'imagepipe plugins')."); return }
         Output.table(["ID", "FORMAT", "EXTENSIONS", "PRIORITY", "CAPABILITIES"], coders.map {
@@ -45,7 +45,7 @@ enum LoadersCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let loaders = HostSetup.host(args).loaders.loaders.map(\.descriptor)
+        let loaders = try HostSetup.host(args).loaders.loaders.map(\.descriptor)
         if args.flag("json") { try Output.json(loaders); return }
         if loaders.isEmpty { Output.line("No loaders: no plugin providing one loaded (see 'imagepipe plugins')."); return }
         Output.table(["ID", "SCHEMES", "PRIORITY", "CAPABILITIES"], loaders.map {
@@ -71,7 +71,7 @@ enum CachesCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let caches = HostSetup.host(args).caches.pluginCaches.map(\.descriptor)
+        let caches = try HostSetup.host(args).caches.pluginCaches.map(\.descriptor)
         if args.flag("json") { try Output.json(caches); return }
         if caches.isEmpty { Output.line("No cache plugins loaded."); return }
         Output.table(["ID", "PRIORITY", "CAPABILITIES"], caches.map {

@@ -24,7 +24,7 @@ enum InfoCommand: Command {
                                      .union(IsolationSetup.valued),
                                  flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["json"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
-        let host = HostSetup.host(args)
+        let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
         let manager = try HostSetup.manager(args, host: host, source: source)

@@ -24,7 +24,7 @@ enum PluginsCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let registry = HostSetup.host(args).registry
+        let registry = try HostSetup.host(args).registry
         if args.flag("json") {
             try Output.json(Listing(
                 searchPath: registry.searchPath.entries.map { .init(directory: $0.directory, origin: $0.origin.rawValue) },

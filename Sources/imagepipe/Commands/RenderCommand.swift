@@ -37,7 +37,7 @@ enum RenderCommand: Command {
             throw UsageError("the output file '\(output)' has no extension to choose its format from")
         }
         let format = output[output.index(after: dot)...].lowercased()
-        let host = HostSetup.host(args)
+        let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         guard host.coders.canEncode(format: format) else {
             let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)

@@ -19,9 +19,8 @@ enum HostSetup {
         let uncached = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
         let isRemote = source.contains("://") && !source.lowercased().hasPrefix("file://")
         guard !arguments.flag("no-cache"), isRemote else { return uncached }
-        let folder = arguments.value("cache-dir") ?? DiskCache.defaultDirectory()
         do {
-            let cache = try DiskCache(directory: folder)
+            let cache = try DiskCache(directory: arguments.value("cache-dir"))
             return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
         } catch {
             let why = (error as? PipelineError).map { "\($0)" } ?? "\(error)"
@@ -41,9 +40,9 @@ enum HostSetup {
     /// while being opened is listed as refused instead of taking the command down. IMAGEPIPE_SCAN_TIMEOUT (seconds,
     /// default 10) is how long one file may take; IMAGEPIPE_SCAN_IN_PROCESS=1 inspects in this process instead
     /// (debugging a plugin under a debugger, measuring).
-    static func host(_ arguments: Arguments) -> PluginHost {
+    static func host(_ arguments: Arguments) throws -> PluginHost {
         let searchPath = PluginSearchPath.standard(
-            flags: arguments.all("plugin-dir"),
+            flags: try pluginDirectories(arguments),
             executablePath: arguments.flag("no-default-plugins") ? nil : PluginSearchPath.currentExecutablePath())
         let timeout = getenv("IMAGEPIPE_SCAN_TIMEOUT").flatMap { Double(String(cString: $0)) }.map { max(0.1, $0) } ?? 10
         let inProcess = getenv("IMAGEPIPE_SCAN_IN_PROCESS").map { String(cString: $0) == "1" } ?? false
@@ -51,10 +50,32 @@ enum HostSetup {
         return PluginHost(registry: PluginRegistry.scan(searchPath, scanner: scanner))
     }
 
+    /// The `--plugin-dir` folders, checked: an empty or relative one is a usage mistake (it would mean the current
+    /// folder, which is never searched), and a missing one is worth a warning (a typo otherwise shows only as
+    /// "no plugin files found").
+    static func pluginDirectories(_ arguments: Arguments) throws -> [String] {
+        let folders = arguments.all("plugin-dir")
+        for folder in folders {
+            guard folder.hasPrefix("/") else {
+                throw UsageError(folder.isEmpty
+                    ? "--plugin-dir needs a folder; an empty one would mean the current folder, which is never searched"
+                    : "--plugin-dir must be an absolute path, not '\(folder)' (the current folder is never searched; "
+                        + "write \"$PWD/\(folder)\" to mean it)")
+            }
+            var status = stat()
+            if stat(folder, &status) != 0 {
+                Output.error("imagepipe: warning: --plugin-dir \(folder) does not exist (\(String(cString: strerror(errno)).lowercased()))")
+            } else if status.st_mode & S_IFMT != S_IFDIR {
+                Output.error("imagepipe: warning: --plugin-dir \(folder) is not a folder")
+            }
+        }
+        return folders
+    }
+
     static let helpText = """
         Global options:
-          --plugin-dir DIR   search DIR for plugins first (repeatable); then IMAGEPIPE_PLUGIN_PATH, then plugins.d
-                             next to the executable. The current directory is never searched.
+          --plugin-dir DIR   search DIR (an absolute path) for plugins first (repeatable); then IMAGEPIPE_PLUGIN_PATH,
+                             then plugins.d next to the executable. The current directory is never searched.
           --no-default-plugins  do not search plugins.d next to the executable (test a plugin folder alone)
           --help             show help
         """

@@ -1,3 +1,4 @@
+import PipelineHost
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,6 +39,7 @@ enum LibraryOutput {
         }
         close(memory)
         standardError = saved
+        HostLog.descriptor = saved
         captured = 2
         for signal in fatalSignals {
             var action = sigaction()

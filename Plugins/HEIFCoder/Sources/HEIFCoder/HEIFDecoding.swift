@@ -35,6 +35,9 @@ enum HEIFDecoding {
         if image.exifCount > 0 { details.append("Exif") }
         if image.xmpCount > 0 { details.append("XMP") }
         if image.hasDepth { details.append("depth image") }
+        if !file.disabledReferences.isEmpty {
+            details.append("ignored references to missing items: " + file.disabledReferences.joined(separator: ", "))
+        }
         if let box = view.thumbnailSize {
             let size = image.outputSize(ignoringTransformations: ignore)
             let choice = ThumbnailChoice.choose(for: image, size: size, thumbnails: thumbnails, request: view, ignoringTransformations: ignore)

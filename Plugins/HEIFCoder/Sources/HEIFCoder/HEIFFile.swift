@@ -9,19 +9,57 @@ final class HEIFFile {
     let data: UnsafeBufferPointer<UInt8>
     /// Item ID → item type, read from the boxes once per file (libheif 1.15 does not expose it).
     private(set) lazy var itemTypes: [UInt32: String] = ItemTypeInspector.inspect(data).itemTypes
+    /// References to missing items that were disabled so that the rest of the file could be read (see
+    /// `BrokenReferences`); empty for a sound file. `info` lists them.
+    private(set) var disabledReferences: [String] = []
+    /// The repaired copy libheif reads instead of the request's bytes, when there is one.
+    private var ownedCopy: UnsafeMutableBufferPointer<UInt8>?
 
     private init(context: OpaquePointer, data: UnsafeBufferPointer<UInt8>) {
         self.context = context
         self.data = data
     }
 
-    deinit { heif_context_free(context) }
+    deinit {
+        heif_context_free(context)
+        ownedCopy?.deallocate()
+    }
 
     /// Parses the file's boxes (no pixels yet). `maxDimension` (0 = none) tightens libheif's own per-side limit,
     /// which it checks against every item's `ispe` while reading; `threads` (0 = every core) caps how many grid
     /// tiles libheif decodes at once.
+    ///
+    /// A file that libheif refuses only because some reference names a missing item is read again from a copy in
+    /// which those references are disabled (`BrokenReferences`), so its primary image still decodes.
     static func open(_ data: UnsafeBufferPointer<UInt8>, maxDimension: UInt32, threads: UInt32) throws -> HEIFFile {
-        guard let base = data.baseAddress, !data.isEmpty else { throw PluginFailure.invalidData("empty input: not a HEIF file") }
+        guard !data.isEmpty else { throw PluginFailure.invalidData("empty input: not a HEIF file") }
+        let first = try read(data, maxDimension: maxDimension, threads: threads)
+        if first.error.code == heif_error_Ok { return first.file }
+        guard first.error.subcode == heif_suberror_Nonexisting_item_referenced, let repair = BrokenReferences.repair(data) else {
+            throw HEIFFailure.failure(first.error, "reading the file", data: data)
+        }
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: repair.bytes.count)
+        _ = copy.initialize(from: repair.bytes)
+        let second: (file: HEIFFile, error: heif_error)
+        do {
+            second = try read(UnsafeBufferPointer(copy), maxDimension: maxDimension, threads: threads)
+        } catch {
+            copy.deallocate()
+            throw error
+        }
+        second.file.ownedCopy = copy  // freed with the file, after its context
+        guard second.error.code == heif_error_Ok else {
+            // Still unreadable: report the original failure, which names the first broken reference.
+            throw HEIFFailure.failure(first.error, "reading the file", data: data)
+        }
+        second.file.disabledReferences = repair.disabled
+        return second.file
+    }
+
+    /// One attempt at reading `data` into a fresh context; the error is libheif's, unthrown.
+    private static func read(_ data: UnsafeBufferPointer<UInt8>, maxDimension: UInt32, threads: UInt32) throws
+        -> (file: HEIFFile, error: heif_error)
+    {
         LibHEIF.ensureInitialised()
         guard let context = heif_context_alloc() else {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libheif could not allocate a context")
@@ -31,9 +69,7 @@ final class HEIFFile {
             heif_context_set_maximum_image_size_limit(context, Int32(maxDimension))
         }
         heif_context_set_max_decoding_threads(context, Int32(HEVCThreads.count(requested: threads)))
-        try HEIFFailure.check(
-            heif_context_read_from_memory_without_copy(context, base, data.count, nil), "reading the file", data: data)
-        return file
+        return (file, heif_context_read_from_memory_without_copy(context, data.baseAddress!, data.count, nil))
     }
 
     /// Top-level image IDs in page order: the primary image first, then the others in file order.

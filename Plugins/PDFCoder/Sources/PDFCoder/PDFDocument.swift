@@ -75,7 +75,8 @@ final class PDFDocument {
         let count = pageCount
         guard index >= 0, index < count else {
             throw PluginFailure.notFound(
-                "page index \(index) is out of range: the document has \(count) page\(count == 1 ? "" : "s")")
+                "page \(index) does not exist: the document has \(count) page\(count == 1 ? "" : "s"), "
+                    + "numbered from 0 (0...\(max(0, count - 1)))")
         }
         guard let page = poppler_document_get_page(handle, Int32(index)) else {
             throw PluginFailure.invalidData("page \(index + 1) of \(count) cannot be loaded (broken page tree)")

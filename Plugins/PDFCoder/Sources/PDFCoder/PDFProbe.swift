@@ -26,18 +26,19 @@ enum PDFProbe {
         return info
     }
 
-    /// e.g. "PDF 1.7; 3 pages; page 1: 595x842 pt (crop box 842x595, quarter-turned by /Rotate); page 2: ..."
+    /// e.g. "PDF-1.7; 3 pages, numbered from 0; page 0: 595x842 pt; page 1: 842x595 pt (rotated 90 or 270); ...".
+    /// Numbered as the page index of a decode request (`--page`) counts, so what `info` lists is what to ask for.
     static func details(_ document: PDFDocument, pageCount: Int) -> String {
         var parts: [String] = []
         if let version = document.pdfVersion { parts.append(version) }
-        parts.append("\(pageCount) page\(pageCount == 1 ? "" : "s")")
+        parts.append("\(pageCount) page\(pageCount == 1 ? "" : "s")\(pageCount > 1 ? ", numbered from 0" : "")")
         for index in 0..<min(pageCount, describedPages) {
             guard let page = try? document.page(at: index) else {
-                parts.append("page \(index + 1): unreadable")
+                parts.append("page \(index): unreadable")
                 continue
             }
             let size = page.displaySize
-            var text = "page \(index + 1): \(points(size.width))x\(points(size.height)) pt"
+            var text = "page \(index): \(points(size.width))x\(points(size.height)) pt"
             if page.isQuarterTurned { text += " (rotated 90 or 270)" }
             parts.append(text)
         }
