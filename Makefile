@@ -46,7 +46,9 @@ test: build
 	$(SWIFT) test -c $(CONFIG)
 
 fuzz: build
+	@scripts/bootstrap --fuzz
 	scripts/fuzz --minutes 10 --imagepipe $(IMAGEPIPE)
+	scripts/fuzz-c --seconds 120
 
 bench: build
 	@scripts/bootstrap --bench

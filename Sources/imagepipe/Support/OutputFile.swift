@@ -50,10 +50,11 @@ enum OutputFile {
         let folder = PathText.parent(of: path)
         let name = PathText.lastComponent(of: path)
         let temporary = "\(folder)/.\(name).imagepipe-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw Failure(description: "cannot write \(requestedPath): \(folderProblem(folder, errno))") }
+        // Armed before the file exists, so no moment passes in which a caught signal could leave it behind.
         InterruptCleanup.arm(temporary)
         defer { InterruptCleanup.disarm() }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw Failure(description: "cannot write \(requestedPath): \(folderProblem(folder, errno))") }
         // The creation mode was filtered by the umask; an existing file's bits are restored exactly.
         if stat(path, &status) == 0 { fchmod(fd, mode) }
         if let problem = writeAll(bytes, to: fd) {
