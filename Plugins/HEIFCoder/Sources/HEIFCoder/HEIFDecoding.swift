@@ -78,7 +78,7 @@ enum HEIFDecoding {
                 return
             } catch let failure as PluginFailure where failure.status != ip_status(IP_STATUS_CANCELLED) {
                 // A broken thumbnail must not cost the image: fall back to the full decode.
-                Host.log(IP_LOG_WARNING, HEIFCoder.pluginID, "embedded thumbnail failed (\(failure.message)); decoding the full image")
+                Host.log(IP_LOG_INFO, HEIFCoder.pluginID, "embedded thumbnail failed (\(failure.message)); decoding the full image")
             }
         }
         var result = try render(image, size: size, wide: wide, view: view)
