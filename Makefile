@@ -36,13 +36,14 @@ run: build
 	$(IMAGEPIPE) coders
 	@scripts/render-samples $(IMAGEPIPE) samples out
 
-# The plugin tester, the C template's checks and a bounded fuzz run (FUZZ_SECONDS, fixed seed) come first, so that
-# swift test's summary is the closing line. `make fuzz` is the long run: scripts/fuzz --minutes 10.
-FUZZ_SECONDS ?= 40
+# The plugin tester, the C template's checks and a bounded fuzz run (FUZZ_CASES cases of a fixed seed, at most
+# FUZZ_SECONDS) come first, so that swift test's summary is the closing line. `make fuzz` is the long run.
+FUZZ_CASES ?= 3000
+FUZZ_SECONDS ?= 60
 test: build
 	$(MAKE) --no-print-directory -C Plugins/TemplateCoder check
 	scripts/test-plugins $(IMAGEPIPE) $(PLUGIN_DIR)
-	scripts/fuzz --seconds $(FUZZ_SECONDS) --seed 1 --quiet --imagepipe $(IMAGEPIPE)
+	scripts/fuzz --cases $(FUZZ_CASES) --seconds $(FUZZ_SECONDS) --seed 1 --quiet --imagepipe $(IMAGEPIPE)
 	$(SWIFT) test -c $(CONFIG)
 
 fuzz: build
