@@ -81,3 +81,55 @@ import TestSupport
         #expect(PluginRegistry.scan(path).records.isEmpty)
     }
 }
+
+/// A plugin built for another machine is refused by name, not with dlopen's "No such file or directory".
+@Suite struct PluginArchitectureTests {
+    /// The first 64 bytes of an ELF shared object for `machine` (64-bit, little-endian): enough for the check.
+    static func elfHeader(machine: UInt16, bits64: Bool = true) -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: 64)
+        header[0...3] = [0x7F, 0x45, 0x4C, 0x46]
+        header[4] = bits64 ? 2 : 1
+        header[5] = 1
+        header[6] = 1
+        header[16] = 3  // ET_DYN
+        header[18] = UInt8(machine & 0xFF)
+        header[19] = UInt8(machine >> 8)
+        return header
+    }
+
+    @Test(arguments: [(UInt16(183), "aarch64"), (UInt16(62), "x86_64"), (UInt16(243), "riscv64")])
+    func aForeignPluginIsRefusedAsWrongArchitecture(_ machine: UInt16, _ name: String) throws {
+        let folder = try TestPaths.temporaryDirectory("plugin-arch")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try TestFiles.write(Self.elfHeader(machine: machine), to: folder + "/libForeign.so")
+        chmod(path, 0o755)
+        let registry = PluginRegistry.scan(PluginSearchPath(directories: [folder]))
+        let record = try #require(registry.records.first)
+        guard case .refused(let reason) = record.state else { Issue.record("loaded: \(record.state)"); return }
+        #if arch(x86_64)
+        let native = machine == 62
+        #else
+        let native = machine == 183
+        #endif
+        if native {
+            #expect(!reason.contains("wrong architecture"), "\(reason)")
+        } else {
+            #expect(reason.hasPrefix("wrong architecture (\(name))"), "\(reason)")
+        }
+    }
+
+    @Test func aThirtyTwoBitPluginOfThisMachineIsRefusedToo() throws {
+        let folder = try TestPaths.temporaryDirectory("plugin-arch")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #if arch(x86_64)
+        let machine: UInt16 = 62
+        #else
+        let machine: UInt16 = 183
+        #endif
+        let path = try TestFiles.write(Self.elfHeader(machine: machine, bits64: false), to: folder + "/lib32.so")
+        chmod(path, 0o755)
+        let registry = PluginRegistry.scan(PluginSearchPath(directories: [folder]))
+        guard case .refused(let reason) = try #require(registry.records.first).state else { Issue.record("loaded"); return }
+        #expect(reason.contains("wrong architecture") && reason.contains("32-bit"), "\(reason)")
+    }
+}

@@ -56,6 +56,13 @@ public final class DiskCache: DataCaching {
         if let problem = Self.makeDirectories(directory) {
             throw PipelineError.cacheFailed(cache: "disk", status: .io, message: "cannot create \(directory): \(problem)")
         }
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw ioError("cannot open \(directory)") }
+        if let problem = Self.trustProblem(info) {
+            throw PipelineError.cacheFailed(cache: "disk", status: .io, message:
+                "refusing the cache folder \(directory): it \(problem), so another user could plant entries in it "
+                + "(chmod 700 it, or choose another with --cache-dir)")
+        }
         removeStaleTemporaryFiles()
     }
 
@@ -69,6 +76,16 @@ public final class DiskCache: DataCaching {
         return String(cString: strerror(errno)).lowercased()
     }
 
+    /// Why a cache folder or entry with these attributes cannot be trusted, or nil: it must belong to this user and
+    /// be writable by nobody else, the rule plugin folders follow (a folder under /tmp pre-seeded by another user
+    /// would otherwise serve that user's bytes for any URL).
+    static func trustProblem(_ info: stat) -> String? {
+        if info.st_uid != geteuid() { return "is owned by uid \(info.st_uid), not by you (uid \(geteuid()))" }
+        if info.st_mode & S_IWOTH != 0 { return "is world-writable" }
+        if info.st_mode & S_IWGRP != 0 { return "is group-writable" }
+        return nil
+    }
+
     func path(for key: String) -> String {
         let hash = SHA256.hex(key)
         return "\(directory)/\(hash.prefix(2))/\(hash)"
@@ -76,7 +93,7 @@ public final class DiskCache: DataCaching {
 
     public func data(for key: String) async throws -> [UInt8]? {
         let path = path(for: key)
-        guard let contents = FileManager.default.contents(atPath: path) else {
+        guard let contents = Self.readTrusted(path) else {
             counters.withLock { $0.misses += 1 }
             return nil
         }
@@ -92,13 +109,31 @@ public final class DiskCache: DataCaching {
         return value
     }
 
+    /// The entry's bytes, or nil when it is missing, not a regular file (a link is not followed) or not trusted.
+    private static func readTrusted(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, trustProblem(info) == nil else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            filled += n
+        }
+        return filled == bytes.count ? bytes : nil
+    }
+
     public func store(_ data: [UInt8], for key: String) async throws {
         let path = path(for: key)
         let folder = PluginSearchPath.parent(of: path)
-        mkdir(folder, 0o755)
+        mkdir(folder, 0o700)
         let temporary = "\(folder)/.tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let entry = Self.encodeEntry(data, key: key)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ioError("cannot create \(temporary)") }
         var written = 0
         let ok: Bool = entry.withUnsafeBytes { raw in
@@ -128,26 +163,33 @@ public final class DiskCache: DataCaching {
 
     public func removeData(for key: String) async throws { unlink(path(for: key)) }
 
+    /// Removes every entry, and the temporary files of interrupted writes older than a minute (a younger one may
+    /// be another process's write in progress).
     public func removeAll() async throws {
         for entry in entries() { unlink(entry.path) }
+        removeStaleTemporaryFiles()
         counters.withLock { $0.approximateBytes = 0 }
     }
 
     public func statistics() async -> CacheStatistics {
         let all = entries()
+        let temporary = temporaryFiles()
         let (hits, misses) = counters.withLock { ($0.hits, $0.misses) }
-        return CacheStatistics(name: "disk \(directory)", entryCount: all.count, totalBytes: all.reduce(0) { $0 + $1.size },
-                               hits: hits, misses: misses)
+        return CacheStatistics(name: "disk \(directory)", entryCount: all.count,
+                               totalBytes: (all + temporary).reduce(0) { $0 + $1.size },
+                               hits: hits, misses: misses, temporaryFiles: temporary.count)
     }
 
-    /// Removes expired entries, then the least recently used until the total is under 90 % of the limit.
-    /// Returns the number of entries removed.
+    /// Removes stale temporary files and expired entries, then the least recently used until the total (temporary
+    /// files of writes in progress included, so they never push the cache past its budget) is under 90 % of the
+    /// limit. Returns the number of entries removed.
     @discardableResult
     public func trim() -> Int {
+        removeStaleTemporaryFiles()
         var all = entries().sorted { $0.modified < $1.modified }
         let now = Double(time(nil))
         var removed = 0
-        var total = all.reduce(0) { $0 + $1.size }
+        var total = (all + temporaryFiles()).reduce(0) { $0 + $1.size }
         while let oldest = all.first, now - oldest.modified > configuration.maxAge || total > configuration.maxBytes * 9 / 10 {
             unlink(oldest.path)
             total -= oldest.size
@@ -176,16 +218,26 @@ public final class DiskCache: DataCaching {
         return result
     }
 
-    private func removeStaleTemporaryFiles() {
-        let now = time(nil)
+    /// Temporary files of writes (`.tmp-*` in the entry folders): in progress, or left by a killed process.
+    private func temporaryFiles() -> [EntryFile] {
+        var result: [EntryFile] = []
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where folder.count == 2 {
             let folderPath = directory + "/" + folder
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? [] where name.hasPrefix(".tmp-") {
                 var info = stat()
                 let path = folderPath + "/" + name
-                if stat(path, &info) == 0, now - info.st_mtim.tv_sec > 60 { unlink(path) }
+                if lstat(path, &info) == 0 {
+                    result.append(EntryFile(path: path, size: Int(info.st_size), modified: Double(info.st_mtim.tv_sec)))
+                }
             }
         }
+        return result
+    }
+
+    /// A write takes well under a minute; a temporary file older than that belongs to a process that died.
+    private func removeStaleTemporaryFiles() {
+        let now = Double(time(nil))
+        for file in temporaryFiles() where now - file.modified > 60 { unlink(file.path) }
     }
 
     private func ioError(_ message: String) -> PipelineError {

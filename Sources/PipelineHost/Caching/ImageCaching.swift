@@ -22,14 +22,19 @@ public struct CacheStatistics: Sendable, Codable, Equatable {
     public var name: String
     public var entryCount: Int
     public var totalBytes: Int
+    /// Hits and misses of this process only (a cache shared by several processes keeps no common counters).
     public var hits: Int
     public var misses: Int
+    /// Files of writes that never finished (a process killed mid-write), not counted in `entryCount`; their bytes
+    /// are. The disk cache removes those older than a minute when opened, pruned or cleared.
+    public var temporaryFiles: Int
 
-    public init(name: String, entryCount: Int, totalBytes: Int, hits: Int, misses: Int) {
+    public init(name: String, entryCount: Int, totalBytes: Int, hits: Int, misses: Int, temporaryFiles: Int = 0) {
         self.name = name
         self.entryCount = entryCount
         self.totalBytes = totalBytes
         self.hits = hits
         self.misses = misses
+        self.temporaryFiles = temporaryFiles
     }
 }

@@ -18,10 +18,36 @@ enum PluginFileCheck {
            let reason = ownershipProblem(folder, what: "folder"), (folder.st_mode & S_ISVTX) == 0 {
             return reason
         }
-        guard let magic = leadingBytes(path: path, count: 4) else { return "cannot read: \(String(cString: strerror(errno)))" }
-        guard magic == [0x7F, 0x45, 0x4C, 0x46] else { return "not an ELF file" }
-        return nil
+        guard let header = leadingBytes(path: path, count: 20) else { return "cannot read: \(String(cString: strerror(errno)))" }
+        guard header.count >= 4, header[0..<4] == [0x7F, 0x45, 0x4C, 0x46] else { return "not an ELF file" }
+        return architectureProblem(header)
     }
+
+    /// dlopen says only "No such file or directory" or "wrong ELF class" for a library built for another machine;
+    /// the ELF header says which machine it is for.
+    static func architectureProblem(_ header: [UInt8]) -> String? {
+        guard header.count >= 20 else { return "truncated ELF header" }
+        let littleEndian = header[5] == 1
+        let machine = littleEndian ? UInt16(header[18]) | UInt16(header[19]) << 8 : UInt16(header[18]) << 8 | UInt16(header[19])
+        let bits = header[4] == 2 ? 64 : 32
+        guard machine != hostMachine || bits != MemoryLayout<Int>.size * 8 else { return nil }
+        let name = machineNames[machine] ?? "ELF machine \(machine)"
+        return "wrong architecture (\(name)\(machineNames[machine] == nil || machine == hostMachine ? ", \(bits)-bit" : "")); "
+            + "this host is \(machineNames[hostMachine] ?? "?")"
+    }
+
+    #if arch(x86_64)
+    static let hostMachine: UInt16 = 62
+    #elseif arch(arm64)
+    static let hostMachine: UInt16 = 183
+    #else
+    static let hostMachine: UInt16 = 0
+    #endif
+
+    static let machineNames: [UInt16: String] = [
+        3: "i386", 8: "mips", 20: "powerpc", 21: "ppc64", 22: "s390x", 40: "arm", 62: "x86_64", 183: "aarch64",
+        243: "riscv64", 258: "loongarch64",
+    ]
 
     private static func ownershipProblem(_ info: stat, what: String) -> String? {
         if info.st_mode & S_IWOTH != 0 { return "\(what) is world-writable" }

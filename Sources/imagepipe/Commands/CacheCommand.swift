@@ -38,9 +38,10 @@ enum CacheCommand: Command {
             if args.flag("json") {
                 try Output.json(stats)
             } else {
-                Output.line("folder:  \(cache.directory)")
-                Output.line("entries: \(stats.entryCount)")
-                Output.line("bytes:   \(stats.totalBytes)")
+                Output.line("folder:     \(cache.directory)")
+                Output.line("entries:    \(stats.entryCount)")
+                Output.line("bytes:      \(stats.totalBytes) (temporary files included)")
+                Output.line("temporary:  \(stats.temporaryFiles) file(s) of interrupted writes (prune and clear remove those older than a minute)")
             }
         case "clear":
             try await cache.removeAll()
