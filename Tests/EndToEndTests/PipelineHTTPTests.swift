@@ -87,6 +87,40 @@ import TestSupport
         }
     }
 
+    /// An HTML page served with status 200 as image/png is not cached: once the server serves the image, the next
+    /// request loads and decodes it instead of failing from the cache without a request.
+    @Test func aBodyNoCoderRecognisesIsNotCached() async throws {
+        let cache = try DiskCache(directory: try TestPaths.temporaryDirectory())
+        let manager = manager(dataCache: cache)
+        try Data("<html><body>Service Unavailable</body></html>".utf8).write(to: URL(fileURLWithPath: folder + "/page.png"))
+        let url = server.url("/page.png")
+        await #expect(throws: PipelineError.self) { _ = try await manager.image(for: ImageRequest(url: url)) }
+        #expect(try await cache.data(for: ImageCacheKey(ImageRequest(url: url)).dataKey) == nil, "the HTML body was cached")
+        try FileManager.default.copyItem(atPath: folder + "/image.png", toPath: folder + "/page-next.png")
+        try FileManager.default.removeItem(atPath: folder + "/page.png")
+        try FileManager.default.moveItem(atPath: folder + "/page-next.png", toPath: folder + "/page.png")
+        let image = try await manager.image(for: ImageRequest(url: url, retryFailed: true))
+        #expect((image.width, image.height) == (64, 48))
+        #expect(try server.requestCount("/page.png") == 2)
+    }
+
+    /// Bytes in the cache that no longer decode (planted, or written by an older version) are evicted by the failed
+    /// decode, so the next request fetches the URL again.
+    @Test func cachedBytesThatFailToDecodeAreEvicted() async throws {
+        let cache = try DiskCache(directory: try TestPaths.temporaryDirectory())
+        let manager = manager(dataCache: cache)
+        let url = server.url("/image.png?evict")
+        let key = ImageCacheKey(ImageRequest(url: url)).dataKey
+        // A PNG signature and then nothing a PNG decoder accepts.
+        try await cache.store([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("but not really".utf8), for: key)
+        await #expect(throws: PipelineError.self) { _ = try await manager.image(for: ImageRequest(url: url)) }
+        #expect(try server.requestCount("/image.png") == 0, "the first failure came from the cache")
+        #expect(try await cache.data(for: key) == nil, "the bytes that failed were not evicted")
+        let image = try await manager.image(for: ImageRequest(url: url, retryFailed: true))
+        #expect(image.width == 64)
+        #expect(try server.requestCount("/image.png") == 1)
+    }
+
     @Test func keyFilterLetsSignedURLsShareACacheEntry() async throws {
         let cache = try DiskCache(directory: try TestPaths.temporaryDirectory())
         let manager = manager(dataCache: cache, keyFilter: { $0.components(separatedBy: "?").first ?? $0 })

@@ -75,7 +75,7 @@ public final class ImageManager: Sendable {
             configuration.memoryCache?.store(image, for: key.imageKey)
             return image
         }
-        let bytes = try await originalData(request, key: key, report: report)
+        let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: report)
         var options = request.options
         if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
         let context = CallContext(limits: options.limits)
@@ -88,6 +88,7 @@ public final class ImageManager: Sendable {
             }
         } catch let error as PipelineError {
             failed.record(error, for: key.dataKey)
+            if fromCache, Self.isAboutTheBytes(error) { try? await configuration.dataCache?.removeData(for: key.dataKey) }
             throw error
         }
         for transformer in request.transformers { image = try transformer.transform(image) }
@@ -108,10 +109,29 @@ public final class ImageManager: Sendable {
     }
 
     private func originalData(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void) async throws -> [UInt8] {
+        try await originalDataAndSource(request, key: key, report: report).bytes
+    }
+
+    /// A decode failure that condemns the bytes themselves (not a limit, a cancellation or a crashed worker): cached
+    /// bytes that fail so are evicted, so one bad body does not fail every later run without a request.
+    static func isAboutTheBytes(_ error: PipelineError) -> Bool {
+        switch error {
+        case .unknownFormat: true
+        case .decodingFailed(_, let status, _): status == .invalidData || status == .truncated || status == .unsupported
+        default: false
+        }
+    }
+
+    /// The original bytes, and whether they came from the data cache.
+    ///
+    /// Fetched bytes are stored only when a coder recognises them: an HTML error page served with status 200 as
+    /// `image/png` would otherwise be served from the cache, without a request, until the cache is cleared.
+    private func originalDataAndSource(_ request: ImageRequest, key: ImageCacheKey,
+                                       report: @escaping @Sendable (FetchEvent) -> Void) async throws -> (bytes: [UInt8], fromCache: Bool) {
         let usesDataCache = dataCacheApplies(to: request.url)
         if request.fetchPolicy.readsCache, usesDataCache, let cached = try? await configuration.dataCache?.data(for: key.dataKey) {
             report(.progress(received: cached.count, expected: cached.count))
-            return cached
+            return (cached, true)
         }
         guard request.fetchPolicy.mayLoad else { throw PipelineError.notInCache(url: request.url) }
         if !request.retryFailed, let failure = failed.failure(for: key.dataKey) { throw failure }
@@ -130,8 +150,10 @@ public final class ImageManager: Sendable {
                     snapshot: { fetchReport(.snapshot($0)) }))
             }
             failed.remove(key.dataKey)
-            if request.fetchPolicy.writesCache, usesDataCache { try? await configuration.dataCache?.store(bytes, for: key.dataKey) }
-            return bytes
+            if request.fetchPolicy.writesCache, usesDataCache, host.coders.coder(forData: bytes) != nil {
+                try? await configuration.dataCache?.store(bytes, for: key.dataKey)
+            }
+            return (bytes, false)
         } catch let error as PipelineError {
             failed.record(error, for: key.dataKey)
             throw error
@@ -146,8 +168,15 @@ public final class ImageManager: Sendable {
 
     /// Reads a source's facts without decoding it.
     public func info(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> ImageInfo {
-        let bytes = try await data(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
-        return try host.coders.probe(data: bytes, options: withSource(options, url))
+        let request = ImageRequest(url: url, options: options, loadOptions: loadOptions)
+        let key = ImageCacheKey(request, filter: configuration.keyFilter)
+        let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: { _ in })
+        do {
+            return try host.coders.probe(data: bytes, options: withSource(options, url))
+        } catch let error as PipelineError {
+            if fromCache, Self.isAboutTheBytes(error) { try? await configuration.dataCache?.removeData(for: key.dataKey) }
+            throw error
+        }
     }
 
     /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
