@@ -184,6 +184,27 @@ import TestSupport
     }
 }
 
+/// `--timeout` of the CLI bounds the download as well as the decode: a server that sends its headers and then
+/// nothing held a render for the loader's fixed 60 s before. Outcome-based: the render fails with a timeout, and
+/// the server's 20 s delay would have made any render that waited for the body succeed.
+@Suite struct CLIDownloadTimeoutTests {
+    @Test(.timeLimit(.minutes(1))) func timeoutBoundsTheDownload() throws {
+        let folder = try TestPaths.temporaryDirectory("cli-timeout")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer(root: folder)
+        defer { server.stop() }
+        let url = server.url("/slow?bytes=100&delay=20000&chunk=100")
+        let result = try CommandLine.run(TestPaths.imagepipeBinary, [
+            "render", url, "--timeout", "1", "--no-cache", "-o", folder + "/out.png"])
+        #expect(result.status == 1)
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("timed out after"), "\(result.stderr)")
+        #expect(result.stderr.contains("timeout 1000 ms"), "\(result.stderr)")
+        let bad = try CommandLine.run(TestPaths.imagepipeBinary, ["render", url, "--connect-timeout", "0", "-o", folder + "/o.png"])
+        #expect(bad.status == 2, "\(bad.stderr)")
+    }
+}
+
 /// Progressive previews and the CLI's disk cache, end to end.
 @Suite(.serialized) struct PipelineProgressiveTests {
     @Test func progressiveJPEGGivesPreviewsBeforeTheFinalImage() async throws {

@@ -29,7 +29,10 @@ enum InfoCommand: Command {
         let source = DecodeArguments.source(args.positionals[0])
         let manager = try HostSetup.manager(args, host: host, source: source)
         let options = try DecodeArguments.options(args)
-        let info = try await about(args.positionals[0]) { try await manager.info(for: source, options: options) }
+        let loadOptions = try IsolationSetup.loadOptions(args)
+        let info = try await about(args.positionals[0]) {
+            try await manager.info(for: source, options: options, loadOptions: loadOptions)
+        }
         if args.flag("json") { try Output.json(info); return }
         var rows = [
             ("format", info.format),

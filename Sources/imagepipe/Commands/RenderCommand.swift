@@ -58,18 +58,19 @@ enum RenderCommand: Command {
 
     private static func render(_ source: String, format: String, options: DecodeOptions, encodeOptions: EncodeOptions,
                                args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
+        let loadOptions = try IsolationSetup.loadOptions(args)
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame.
-            let frames = try await manager.frames(for: source, options: options)
+            let frames = try await manager.frames(for: source, options: options, loadOptions: loadOptions)
             var animated = encodeOptions
             if frames.count > 1 {
                 // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
-                animated.loopCount = try await manager.info(for: source, options: options).loopCount ?? 1
+                animated.loopCount = try await manager.info(for: source, options: options, loadOptions: loadOptions).loopCount ?? 1
             }
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: frames, format: format, options: animated) }
         } else {
-            let image = try await manager.image(for: source, options: options)
+            let image = try await manager.image(for: source, options: options, loadOptions: loadOptions)
             // The worker is done: it is killed and reaped on another core while this one encodes.
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }

@@ -3,7 +3,7 @@ import PipelineHost
 /// `--isolation` and `--timeout` of `render` and `info`: which coders run in a sandboxed worker process (a
 /// crashing or hanging decoder then costs the request, not the CLI) and how long a worker may take.
 enum IsolationSetup {
-    static let valued: Set<String> = ["isolation", "timeout"]
+    static let valued: Set<String> = ["isolation", "timeout", "connect-timeout"]
     /// Address space a worker uses before it decodes anything, added to the memory budget for its cap.
     static let workerAddressSpaceOverhead = 320 << 20
 
@@ -33,7 +33,9 @@ enum IsolationSetup {
         Isolation options:
           --isolation MODE   in-process, isolated (every coder in a sandboxed worker process) or auto (default:
                              coders that ask for it, such as SVG and PDF, run in a worker)
-          --timeout SECONDS  deadline of an isolated decode (default 30); the worker is killed when it passes
+          --timeout SECONDS  deadline of an isolated decode (default 30; the worker is killed when it passes), and of
+                             the whole download of a remote source (default 60)
+          --connect-timeout SECONDS  deadline of connecting to a remote source (default 10, at most --timeout)
         """
 
     /// The plugin of the isolated coder the source's extension names, if exactly one claims it: the worker opens it
@@ -51,6 +53,28 @@ enum IsolationSetup {
 
     /// Sets the host's isolation policy and, unless everything runs in process, a one-worker pool that runs this
     /// executable's worker mode with the host's plugin search path.
+    /// The download's deadlines: `--timeout` bounds the whole transfer as it bounds a decode (a server that never
+    /// answers held a render for the loader's fixed 60 s before), `--connect-timeout` the connection.
+    static func loadOptions(_ arguments: Arguments) throws -> LoadOptions {
+        var options = LoadOptions()
+        if let total = try seconds(arguments, "timeout") {
+            options.timeout = total
+            options.connectTimeout = min(10, total)
+        }
+        if let connect = try seconds(arguments, "connect-timeout") {
+            options.connectTimeout = min(connect, options.timeout ?? connect)
+        }
+        return options
+    }
+
+    private static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? {
+        guard let text = arguments.value(name) else { return nil }
+        guard let value = Double(text), value > 0, value <= 86_400 else {
+            throw UsageError("--\(name) must be a number of seconds above 0, not '\(text)'")
+        }
+        return value
+    }
+
     static func configure(_ arguments: Arguments, host: PluginHost) throws {
         let isolation: Isolation
         switch arguments.value("isolation") ?? "auto" {
