@@ -22,6 +22,12 @@ typedef struct pngc_reader {
     size_t offset;
     /* Set by the read callback when libpng asked for bytes past the end of the input. */
     int ran_out;
+    /* Decoding only: the image's height and interlacing, so the read callback knows when every row is done. */
+    uint32_t height;
+    int interlaced;
+    int decoding;
+    /* Set by the read callback when libpng asked for more bytes after the last row was complete. */
+    int image_complete;
 } pngc_reader;
 
 /* Ancillary chunks we never use; libpng skips them without parsing or allocating (no colour management,
@@ -34,8 +40,21 @@ static const png_byte ignored_chunks[] = {
     'z', 'T', 'X', 't', '\0',
 };
 
+/* True once libpng has delivered every row: it then only wants to reach the end of the zlib stream and the
+ * chunk's CRC (png_read_finish_IDAT). That stream may go on far beyond the image: 1 MB of IDAT can inflate to
+ * 1 GiB of zeros after the last row, seconds of CPU for nothing. Browsers stop at the last row too. */
+static int all_rows_done(const pngc_reader *reader) {
+    if (!reader->decoding) return 0;
+    if (reader->interlaced) return png_get_current_pass_number(reader->png) >= 7;
+    return png_get_current_row_number(reader->png) >= reader->height;
+}
+
 static void read_from_memory(png_structp png, png_bytep out, size_t length) {
     pngc_reader *reader = (pngc_reader *)png_get_io_ptr(png);
+    if (all_rows_done(reader)) {
+        reader->image_complete = 1;
+        png_error(png, "every row is decoded; the rest of the stream is not read");
+    }
     if (length > reader->size - reader->offset) {
         reader->ran_out = 1;
         png_error(png, "unexpected end of data");
@@ -181,7 +200,9 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
     ip_status status = reader_create(data, size, &reader, message);
     if (status != IP_STATUS_OK) return status;
     if (setjmp(png_jmpbuf(reader->png))) {
-        status = reader_failure(reader, message);
+        /* Every row was already copied into `pixels` when libpng went on to finish the stream (and failed on, or
+         * was stopped before, whatever follows the image in it): done. */
+        status = reader->image_complete || all_rows_done(reader) ? IP_STATUS_OK : reader_failure(reader, message);
         reader_destroy(reader);
         return status;
     }
@@ -197,6 +218,9 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
     }
     reader_request_rgba(reader, output16);
     int passes = png_set_interlace_handling(reader->png);
+    reader->height = expected->height;
+    reader->interlaced = passes > 1;
+    reader->decoding = 1;
     png_read_update_info(reader->png, reader->info);
     if (png_get_rowbytes(reader->png, reader->info) != row_bytes || png_get_channels(reader->png, reader->info) != 4) {
         pngc_message(message, "libpng produced %zu bytes per row instead of %zu",
@@ -215,8 +239,8 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
             png_read_row(reader->png, pixels + (size_t)y * stride, NULL);
         }
     }
-    /* The chunks after the image data are not read: a file cut after its last row still decodes, as in browsers.
-     * The final png_read_row has already checked the CRC of the last IDAT chunk. */
+    /* Nothing after the last row is read (see all_rows_done): a file cut or damaged after its last row still
+     * decodes, as in browsers, and a stream that goes on after the image costs nothing. */
     reader_destroy(reader);
     return IP_STATUS_OK;
 }
