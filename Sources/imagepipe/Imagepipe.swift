@@ -72,16 +72,20 @@ enum Imagepipe {
             exit(0)
         }
         let status: Int32
+        var line: String?
         do {
             try await command.run(rest)
             status = 0
         } catch let error as UsageError {
-            Output.error("imagepipe \(command.name): \(error); see 'imagepipe \(command.name) --help'")
+            line = "imagepipe \(command.name): \(error); see 'imagepipe \(command.name) --help'"
             status = 2
         } catch {
-            Output.error(FailureReport.line(command: command.name, error: error))
+            line = FailureReport.line(command: command.name, error: error)
             status = 1
         }
+        // A --timeout deadline that already fired is ending the process with its own line.
+        while !RequestDeadline.claimExit() { pause() }
+        if let line { Output.error(line) }
         IsolationSetup.endWorkers()  // none may outlive the CLI (see there)
         exit(status)
     }

@@ -117,6 +117,24 @@ import TestSupport
         #expect(try Self.render([small, "--size", "1000x0", "--upscale", "-o", out]).status == 0)
     }
 
+    /// `--timeout` bounds an in-process decode too (it bounded isolated ones only): a 6000x6000 upscale of a PNG,
+    /// seconds of work, cannot finish within 50 ms, so the outcome is the timeout line, no output and no temporary
+    /// file; without --timeout the same render succeeds.
+    @Test func timeoutBoundsAnInProcessRender() throws {
+        let folder = try TestPaths.temporaryDirectory("failure-lines")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/source.png"
+        #expect(try Self.render([TestPaths.repositoryRoot + "/samples/icon.svg", "--size", "1500x1500", "-o", source]).status == 0)
+        let out = folder + "/out.png"
+        let line = Self.oneLine(try Self.render([source, "--size", "6000x6000", "--upscale", "--timeout", "0.05",
+                                                 "--isolation", "in-process", "-o", out]), "timeout")
+        #expect(line == "imagepipe render: \(source): the request did not finish within --timeout 0.05 s; "
+                + "raise --timeout for a file known to be slow [E6002]", "\(line)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".imagepipe-") }.isEmpty)
+        #expect(try Self.render([source, "--size", "600x600", "--upscale", "--timeout", "60", "-o", out]).status == 0)
+    }
+
     @Test func aLocalRenderNeedsNoCacheFolder() throws {
         let folder = try TestPaths.temporaryDirectory("failure-lines")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -30,6 +30,7 @@ enum InfoCommand: Command {
         let manager = try HostSetup.manager(args, host: host, source: source)
         let options = try DecodeArguments.options(args)
         let loadOptions = try IsolationSetup.loadOptions(args)
+        try RequestDeadline.start(args, command: name, subject: args.positionals[0])
         let info = try await about(args.positionals[0]) {
             try await manager.info(for: source, options: options, loadOptions: loadOptions)
         }

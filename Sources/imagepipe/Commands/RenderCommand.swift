@@ -49,6 +49,7 @@ enum RenderCommand: Command {
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
         let source = DecodeArguments.source(args.positionals[0])
         let manager = try HostSetup.manager(args, host: host, source: source)
+        try RequestDeadline.start(args, command: name, subject: args.positionals[0])
         let bytes = try await about(args.positionals[0]) {
             try await render(source, format: format, options: options, encodeOptions: encodeOptions, args: args,
                              host: host, manager: manager)

@@ -33,8 +33,8 @@ enum IsolationSetup {
         Isolation options:
           --isolation MODE   in-process, isolated (every coder in a sandboxed worker process) or auto (default:
                              coders that ask for it, such as SVG and PDF, run in a worker)
-          --timeout SECONDS  deadline of an isolated decode (default 30; the worker is killed when it passes), and of
-                             the whole download of a remote source (default 60)
+          --timeout SECONDS  deadline of the whole request, in-process decoders included (without it: an isolated
+                             decode is stopped after 30 s, a download after 60 s)
           --connect-timeout SECONDS  deadline of connecting to a remote source (default 10, at most --timeout)
         """
 

@@ -135,6 +135,11 @@ enum InterruptCleanup {
         }
     }
 
+    /// Removes the temporary file of a write in progress, if any (a deadline that ends the process mid-write).
+    static func removeTemporaryFile() {
+        if let path { unlink(path) }
+    }
+
     static func disarm() {
         let old = path
         path = nil
