@@ -13,8 +13,9 @@
 /* Above libheif's own libde265 plugin (100), so libheif asks this one first. */
 enum { PRIORITY = 120, MAX_WORKERS = 64 };
 
-static atomic_int worker_threads = 1;
-static atomic_ullong max_pixels = 0;
+/* Per thread: see the header (libheif gives decoders no context, and concurrent requests differ). */
+static _Thread_local int worker_threads = 0;
+static _Thread_local unsigned long long max_pixels = 0;
 static atomic_ullong pictures_decoded = 0;
 
 struct decoder {
@@ -49,7 +50,7 @@ static struct heif_error new_decoder(void **out) {
         return (struct heif_error){heif_error_Memory_allocation_error, heif_suberror_Unspecified,
                                    "libde265 could not create a decoder"};
     }
-    int workers = atomic_load(&worker_threads);
+    int workers = worker_threads;
     /* With no worker thread libde265 decodes on the calling thread; a failed start does the same. */
     if (workers > 0) (void)de265_start_worker_threads(decoder->context, workers);
     *out = decoder;
@@ -118,7 +119,7 @@ static struct heif_error convert(const struct de265_image *picture, struct heif_
     enum de265_chroma chroma = de265_get_chroma_format(picture);
     int monochrome = chroma == de265_chroma_mono;
     int width = de265_get_image_width(picture, 0), height = de265_get_image_height(picture, 0);
-    unsigned long long cap = atomic_load(&max_pixels);
+    unsigned long long cap = max_pixels;
     if (width <= 0 || height <= 0) return failure(heif_suberror_Invalid_image_size, "the HEVC picture is empty");
     if (cap > 0 && (unsigned long long)width * (unsigned long long)height > cap) {
         return failure(heif_suberror_Security_limit_exceeded,
@@ -210,9 +211,9 @@ int ip_hevc_decoder_install(void) {
 }
 
 void ip_hevc_decoder_set_worker_threads(int count) {
-    atomic_store(&worker_threads, count < 0 ? 0 : count > MAX_WORKERS ? MAX_WORKERS : count);
+    worker_threads = count < 0 ? 0 : count > MAX_WORKERS ? MAX_WORKERS : count;
 }
 
-void ip_hevc_decoder_set_max_pixels(unsigned long long pixels) { atomic_store(&max_pixels, pixels); }
+void ip_hevc_decoder_set_max_pixels(unsigned long long pixels) { max_pixels = pixels; }
 
 unsigned long long ip_hevc_decoder_pictures_decoded(void) { return atomic_load(&pictures_decoded); }

@@ -18,13 +18,16 @@ extern "C" {
  * 0 when libheif refused it (the built-in decoder then stays in use). Call after heif_init. */
 int ip_hevc_decoder_install(void);
 
-/* Worker threads each new decoder starts (clamped to 0...64; 0 decodes on the calling thread). Process-wide,
- * because libheif creates decoders without passing any context: two concurrent decodes that set different
- * counts only change each other's speed, never their pixels. */
+/* Worker threads the decoders created on the calling thread start (clamped to 0...64; 0, the default, decodes on
+ * the decoding thread). Per thread, because libheif creates decoders without passing any context: a single coded
+ * picture is decoded on the thread that asked (which set this just before), while the tiles of a grid are decoded
+ * on libheif's own threads, which keep the default 0 (tile-level parallelism instead of workers per tile). */
 void ip_hevc_decoder_set_worker_threads(int count);
 
-/* Largest decoded picture, in luma samples, the decoder hands back (0 = no cap). A bitstream whose SPS claims
- * more than the container's `ispe` said is refused instead of copied. Process-wide, like the thread count. */
+/* Largest decoded picture, in luma samples, the decoder hands back on the calling thread (0, the default = no cap;
+ * libheif's own limits and the host's allocation check still apply). A bitstream whose SPS claims more than the
+ * container's `ispe` said is refused instead of copied. Per thread like the worker count: a process-wide value
+ * let one request's tight limit refuse another request's picture decoded at the same time. */
 void ip_hevc_decoder_set_max_pixels(unsigned long long pixels);
 
 /* Pictures this decoder has produced in this process: lets the coder report which decoder ran. */
