@@ -185,11 +185,11 @@ public final class DiskCache: DataCaching {
     /// limit. Returns the number of entries removed.
     @discardableResult
     public func trim() -> Int {
-        removeStaleTemporaryFiles()
+        let inProgress = removeStaleTemporaryFiles()
         var all = entries().sorted { $0.modified < $1.modified }
         let now = Double(time(nil))
         var removed = 0
-        var total = (all + temporaryFiles()).reduce(0) { $0 + $1.size }
+        var total = (all + inProgress).reduce(0) { $0 + $1.size }
         while let oldest = all.first, now - oldest.modified > configuration.maxAge || total > configuration.maxBytes * 9 / 10 {
             unlink(oldest.path)
             total -= oldest.size
@@ -235,9 +235,15 @@ public final class DiskCache: DataCaching {
     }
 
     /// A write takes well under a minute; a temporary file older than that belongs to a process that died.
-    private func removeStaleTemporaryFiles() {
+    /// Returns the temporary files that remain (writes that may be in progress).
+    @discardableResult
+    private func removeStaleTemporaryFiles() -> [EntryFile] {
         let now = Double(time(nil))
-        for file in temporaryFiles() where now - file.modified > 60 { unlink(file.path) }
+        return temporaryFiles().filter { file in
+            guard now - file.modified > 60 else { return true }
+            unlink(file.path)
+            return false
+        }
     }
 
     private func ioError(_ message: String) -> PipelineError {

@@ -105,11 +105,7 @@ public final class ImageManager: Sendable {
 
     /// The original bytes of a request's URL, from the data cache or one shared fetch.
     public func data(for request: ImageRequest) async throws -> [UInt8] {
-        try await originalData(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _ in })
-    }
-
-    private func originalData(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void) async throws -> [UInt8] {
-        try await originalDataAndSource(request, key: key, report: report).bytes
+        try await originalDataAndSource(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _ in }).bytes
     }
 
     /// A decode failure that condemns the bytes themselves (not a limit, a cancellation or a crashed worker): cached

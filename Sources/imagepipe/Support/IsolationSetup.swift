@@ -67,7 +67,8 @@ enum IsolationSetup {
         return options
     }
 
-    private static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? {
+    /// `--timeout`, `--connect-timeout`: seconds above 0, at most a day; nil when not given.
+    static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? {
         guard let text = arguments.value(name) else { return nil }
         guard let value = Double(text), value > 0, value <= 86_400 else {
             throw UsageError("--\(name) must be a number of seconds above 0, not '\(text)'")
@@ -83,13 +84,7 @@ enum IsolationSetup {
         case "auto", "automatic": isolation = .automatic
         case let other: throw UsageError("--isolation must be in-process, isolated or auto, not '\(other)'")
         }
-        var timeout = 30.0
-        if let text = arguments.value("timeout") {
-            guard let value = Double(text), value > 0, value <= 86_400 else {
-                throw UsageError("--timeout must be a number of seconds above 0, not '\(text)'")
-            }
-            timeout = value
-        }
+        let timeout = try seconds(arguments, "timeout") ?? 30
         host.coders.defaultIsolation = isolation
         guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else { return }
         // One request per CLI run: one worker, started only if a request is isolated.

@@ -24,10 +24,7 @@ enum RequestDeadline {
 
     /// Starts the deadline when `--timeout` was given (without it, each stage keeps its own default).
     static func start(_ arguments: Arguments, command: String, subject: String) throws {
-        guard let text = arguments.value("timeout") else { return }
-        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
-            throw UsageError("--timeout must be a number of seconds above 0, not '\(text)'")
-        }
+        guard let seconds = try IsolationSetup.seconds(arguments, "timeout") else { return }
         let source = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .userInitiated))
         // A stage with its own deadline (an isolated decode, a download) reports first, with its more precise line;
         // this one catches what no stage can stop, a little later.
