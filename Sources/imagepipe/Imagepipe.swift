@@ -15,7 +15,7 @@ protocol Command: Sendable {
 enum Imagepipe {
     static let commands: [any Command.Type] = [
         PluginsCommand.self, CodersCommand.self, LoadersCommand.self, CachesCommand.self,
-        InfoCommand.self, RenderCommand.self, CacheCommand.self, PluginCommand.self,
+        InfoCommand.self, RenderCommand.self, ThumbnailCommand.self, CacheCommand.self, PluginCommand.self,
     ]
 
     /// Internal subcommands the CLI runs in child processes of itself (crash isolation); not listed in --help.
@@ -76,6 +76,8 @@ enum Imagepipe {
         do {
             try await command.run(rest)
             status = 0
+        } catch is QuietFailure {
+            status = 1
         } catch let error as UsageError {
             line = "imagepipe \(command.name): \(error); see 'imagepipe \(command.name) --help'"
             status = 2

@@ -51,7 +51,7 @@ extension CodersManager {
     /// CoderSelection's rule, with one difference for coders that run in a worker: when their magic match needs
     /// the coder's sniff, the worker asks it (`confirmWithSniff`) and a refusal moves on to the next candidate. The
     /// host therefore never loads a coder it isolates (librsvg and its 40 libraries for SVG) only to sniff.
-    private func route<T>(_ data: [UInt8], options: DecodeOptions, isolation: Isolation?,
+    func route<T>(_ data: [UInt8], options: DecodeOptions, isolation: Isolation?,
                           inProcess: (PluginCoder) throws -> T,
                           isolated: (WorkerPool, PluginCoder, Bool) throws -> T) throws -> T {
         try checkInputSize(data, options: options)

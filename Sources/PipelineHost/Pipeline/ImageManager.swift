@@ -108,6 +108,11 @@ public final class ImageManager: Sendable {
         try await originalDataAndSource(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _ in }).bytes
     }
 
+    /// The original bytes and whether they came from the data cache (a batch reports which layer served it).
+    public func originalData(for request: ImageRequest) async throws -> (bytes: [UInt8], fromCache: Bool) {
+        try await originalDataAndSource(request, key: ImageCacheKey(request, filter: configuration.keyFilter), report: { _ in })
+    }
+
     /// A decode failure that condemns the bytes themselves (not a limit, a cancellation or a crashed worker): cached
     /// bytes that fail so are evicted, so one bad body does not fail every later run without a request.
     static func isAboutTheBytes(_ error: PipelineError) -> Bool {

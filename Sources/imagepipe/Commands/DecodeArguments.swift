@@ -25,9 +25,10 @@ enum DecodeArguments {
           --threads N         decoder threads (default: the coder's choice)
         """
 
-    static func options(_ args: Arguments) throws -> DecodeOptions {
+    /// `sizeGiven: false`: the command reads --size itself (thumbnail's list of sizes).
+    static func options(_ args: Arguments, sizeGiven: Bool = true) throws -> DecodeOptions {
         var options = DecodeOptions()
-        if let size = args.value("size") {
+        if sizeGiven, let size = args.value("size") {
             guard let parsed = PixelSize(parsing: size) else { throw UsageError("--size must be WxH, e.g. 256x256 or 1024x0, not '\(size)'") }
             options.thumbnailSize = parsed
         }

@@ -5,11 +5,14 @@ enum RenderCommand: Command {
     static let name = "render"
     static let summary = "decode a source at a size and write it in the output file's format"
     static let help = """
-        Usage: imagepipe render <url-or-path> -o <out.ext> [decode options] [--quality N] [--plugin-dir DIR]...
+        Usage: imagepipe render <url-or-path | -> -o <out.ext | -> [decode options] [--quality N] [--plugin-dir DIR]...
 
-        The output format follows the extension of -o, through whichever coder can encode it.
+        The output format follows the extension of -o (or --format), through whichever coder can encode it.
+        A source of - reads the image from standard input; -o - writes it to standard output (give --format), so
+        render sits in a shell pipe:  curl -s URL | imagepipe render - --size 256x256 --format webp -o - > t.webp
 
-          -o, --output FILE   where to write (required)
+          -o, --output FILE   where to write (required); - for standard output
+          --format FORMAT     the output format (png, jpg, webp, avif, heic, gif...) instead of -o's extension
           --quality N         encoder quality 1...100 (default: the encoder's)
           --lossless          lossless encoding where the format offers it
           --force             replace a read-only output, or the file a symbolic link at -o points to
@@ -29,14 +32,11 @@ enum RenderCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
-                                     .union(["o", "output", "quality"]),
+                                     .union(["o", "output", "quality", "format"]),
                                  flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["lossless", "force"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
-        guard let dot = output.lastIndex(of: "."), !output[output.index(after: dot)...].contains("/") else {
-            throw UsageError("the output file '\(output)' has no extension to choose its format from")
-        }
-        let format = output[output.index(after: dot)...].lowercased()
+        let format = try outputFormat(args, output: output)
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         guard host.coders.canEncode(format: format) else {
@@ -47,34 +47,81 @@ enum RenderCommand: Command {
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
-        let source = DecodeArguments.source(args.positionals[0])
-        let manager = try HostSetup.manager(args, host: host, source: source)
-        try RequestDeadline.start(args, command: name, subject: args.positionals[0])
-        let bytes = try await about(args.positionals[0]) {
+        let subject = args.positionals[0] == "-" ? "standard input" : args.positionals[0]
+        let source: RenderSource
+        if args.positionals[0] == "-" {
+            if StandardInput.isTerminal { throw UsageError("the source is - (standard input) but nothing is piped in") }
+            source = .bytes(try await about(subject) { try StandardInput.readAll(limit: options.limits.maxInputBytes) })
+        } else {
+            source = .url(DecodeArguments.source(args.positionals[0]))
+        }
+        let manager = try HostSetup.manager(args, host: host, source: source.url ?? "-")
+        try RequestDeadline.start(args, command: name, subject: subject)
+        let bytes = try await about(subject) {
             try await render(source, format: format, options: options, encodeOptions: encodeOptions, args: args,
                              host: host, manager: manager)
         }
         try Output.write(bytes, to: output, force: args.flag("force"))
     }
 
-    private static func render(_ source: String, format: String, options: DecodeOptions, encodeOptions: EncodeOptions,
+    /// `--format`, else the extension of -o; `-o -` needs --format.
+    static func outputFormat(_ args: Arguments, output: String) throws -> String {
+        if let format = args.value("format") {
+            guard !format.isEmpty, !format.contains("/") else { throw UsageError("--format must name a format such as png, not '\(format)'") }
+            return format.lowercased()
+        }
+        if output == "-" { throw UsageError("-o - (standard output) needs --format to choose the format") }
+        guard let dot = output.lastIndex(of: "."), !output[output.index(after: dot)...].contains("/") else {
+            throw UsageError("the output file '\(output)' has no extension to choose its format from (or give --format)")
+        }
+        return output[output.index(after: dot)...].lowercased()
+    }
+
+    /// A URL or path the image manager loads, or bytes already read from standard input.
+    enum RenderSource {
+        case url(String)
+        case bytes([UInt8])
+
+        var url: String? { if case .url(let url) = self { url } else { nil } }
+    }
+
+    private static func render(_ source: RenderSource, format: String, options: DecodeOptions, encodeOptions: EncodeOptions,
                                args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
         let loadOptions = try IsolationSetup.loadOptions(args)
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame.
-            let frames = try await manager.frames(for: source, options: options, loadOptions: loadOptions)
+            let frames: [Image]
+            switch source {
+            case .url(let url): frames = try await manager.frames(for: url, options: options, loadOptions: loadOptions)
+            case .bytes(let data): frames = try readFrames(data, host: host, options: options)
+            }
             var animated = encodeOptions
             if frames.count > 1 {
                 // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
-                animated.loopCount = try await manager.info(for: source, options: options, loadOptions: loadOptions).loopCount ?? 1
+                let info = switch source {
+                case .url(let url): try await manager.info(for: url, options: options, loadOptions: loadOptions)
+                case .bytes(let data): try host.coders.probe(data: data, options: options)
+                }
+                animated.loopCount = info.loopCount ?? 1
             }
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: frames, format: format, options: animated) }
         } else {
-            let image = try await manager.image(for: source, options: options, loadOptions: loadOptions)
+            let image = switch source {
+            case .url(let url): try await manager.image(for: url, options: options, loadOptions: loadOptions)
+            case .bytes(let data): try host.coders.decode(data: data, options: options)
+            }
             // The worker is done: it is killed and reaped on another core while this one encodes.
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }
         return bytes
+    }
+
+    /// Every frame of bytes read from standard input (the image manager's `frames`, without a URL).
+    private static func readFrames(_ data: [UInt8], host: PluginHost, options: DecodeOptions) throws -> [Image] {
+        guard let coder = host.coders.coder(forData: data), coder.descriptor.capabilities.contains(.animated) else {
+            return [try host.coders.decode(data: data, options: options)]
+        }
+        return try host.coders.frames(data: data, options: options).readAll()
     }
 }

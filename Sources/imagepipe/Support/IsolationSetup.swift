@@ -76,7 +76,8 @@ enum IsolationSetup {
         return value
     }
 
-    static func configure(_ arguments: Arguments, host: PluginHost) throws {
+    /// `workers`: how many isolated decodes may run at once (a batch's lanes; one for a one-shot command).
+    static func configure(_ arguments: Arguments, host: PluginHost, workers: Int = 1) throws {
         let isolation: Isolation
         switch arguments.value("isolation") ?? "auto" {
         case "in-process": isolation = .inProcess
@@ -87,9 +88,9 @@ enum IsolationSetup {
         let timeout = try seconds(arguments, "timeout") ?? 30
         host.coders.defaultIsolation = isolation
         guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else { return }
-        // One request per CLI run: one worker, started only if a request is isolated.
+        // One worker per request the command runs at once, each started only when a request is isolated.
         var configuration = WorkerPool.Configuration(
-            executable: executable, pluginDirectories: host.registry.searchPath.entries.map(\.directory), size: 1, timeout: timeout)
+            executable: executable, pluginDirectories: host.registry.searchPath.entries.map(\.directory), size: workers, timeout: timeout)
         configuration.preload = preloadHint(arguments.positionals.first, host: host, isolation: isolation)
         // The request's memory budget caps the worker too: its pixels plus what a worker maps before decoding
         // anything (libraries, thread stacks: about 260 MiB of address space measured with librsvg and poppler).

@@ -36,6 +36,7 @@ enum Output {
     /// Writes bytes to `path` atomically (see `OutputFile` for the rules on links and read-only files).
     static func write(_ bytes: [UInt8], to path: String, force: Bool = false) throws {
         do {
+            if path == "-" { return try OutputFile.writeStandardOutput(bytes) }
             try OutputFile.write(bytes, to: path, force: force)
         } catch let failure as OutputFile.Failure {
             throw CLIError(failure.description)

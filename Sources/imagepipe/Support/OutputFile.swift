@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,8 @@ enum OutputFile {
         let description: String
     }
 
-    static func write(_ bytes: [UInt8], to requestedPath: String, force: Bool) throws {
+    /// `stamp`: a batch's record of what the file was made from (see `OutputStamp`), set before it appears.
+    static func write(_ bytes: [UInt8], to requestedPath: String, force: Bool, stamp: String? = nil) throws {
         var path = requestedPath
         var status = stat()
         if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
@@ -51,12 +53,13 @@ enum OutputFile {
         let name = PathText.lastComponent(of: path)
         let temporary = "\(folder)/.\(name).imagepipe-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
         // Armed before the file exists, so no moment passes in which a caught signal could leave it behind.
-        InterruptCleanup.arm(temporary)
-        defer { InterruptCleanup.disarm() }
+        let slot = InterruptCleanup.arm(temporary)
+        defer { InterruptCleanup.disarm(slot) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(description: "cannot write \(requestedPath): \(folderProblem(folder, errno))") }
         // The creation mode was filtered by the umask; an existing file's bits are restored exactly.
         if stat(path, &status) == 0 { fchmod(fd, mode) }
+        if let stamp { OutputStamp.write(stamp, to: fd) }
         if let problem = writeAll(bytes, to: fd) {
             close(fd)
             unlink(temporary)
@@ -68,6 +71,11 @@ enum OutputFile {
             unlink(temporary)
             throw Failure(description: "cannot write \(requestedPath): \(errorText(code))")
         }
+    }
+
+    /// `-o -`: the bytes on standard output, for a shell pipe.
+    static func writeStandardOutput(_ bytes: [UInt8]) throws {
+        if let problem = writeAll(bytes, to: 1) { throw Failure(description: "cannot write to standard output: \(problem)") }
     }
 
     private static func writeDirectly(_ bytes: [UInt8], to path: String) throws {
@@ -110,23 +118,40 @@ enum OutputFile {
     }
 }
 
-/// Removes the temporary file of a write in progress when SIGINT, SIGTERM or SIGHUP arrive, then lets the signal
-/// end the process as it would have. Async-signal-safe: the handler only calls unlink, signal and raise on a C
-/// string prepared before the handlers can see it.
+/// Removes the temporary files of writes in progress when SIGINT, SIGTERM or SIGHUP arrive, then lets the signal
+/// end the process as it would have. Async-signal-safe: the handler only calls unlink, signal and raise on C
+/// strings prepared before the handlers can see them. A batch writes on several threads at once: each write holds
+/// one of a fixed set of slots (a write that finds none free waits: never more writes than slots in flight).
 enum InterruptCleanup {
-    nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
-    nonisolated(unsafe) private static var installed = false
+    static let slotCount = 256
+    nonisolated(unsafe) private static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slotCount)
+        slots.initialize(repeating: nil, count: slotCount)
+        return slots
+    }()
+    private static let lock = Mutex<Bool>(false)  // guards slot claims; the value: handlers installed
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
-    static func arm(_ temporary: String) {
+    /// Registers a temporary file; returns its slot for `disarm`.
+    static func arm(_ temporary: String) -> Int {
         let copy = strdup(temporary)
-        path = copy
-        guard !installed else { return }
-        installed = true
+        while true {
+            let slot = lock.withLock { installed -> Int? in
+                if !installed { installHandlers(); installed = true }
+                guard let free = (0..<slotCount).first(where: { slots[$0] == nil }) else { return nil }
+                slots[free] = copy
+                return free
+            }
+            if let slot { return slot }
+            usleep(1000)
+        }
+    }
+
+    private static func installHandlers() {
         for signal in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
-                if let path = InterruptCleanup.path { unlink(path) }
+                InterruptCleanup.removeTemporaryFiles()
                 Glibc.signal(signal, SIG_DFL)
                 raise(signal)
             }
@@ -135,14 +160,16 @@ enum InterruptCleanup {
         }
     }
 
-    /// Removes the temporary file of a write in progress, if any (a deadline that ends the process mid-write).
-    static func removeTemporaryFile() {
-        if let path { unlink(path) }
+    /// Removes the temporary files of writes in progress (a signal, or a deadline that ends the process mid-write).
+    static func removeTemporaryFiles() {
+        for index in 0..<slotCount { if let path = slots[index] { unlink(path) } }
     }
 
-    static func disarm() {
-        let old = path
-        path = nil
+    static func disarm(_ slot: Int) {
+        let old = lock.withLock { _ -> UnsafeMutablePointer<CChar>? in
+            defer { slots[slot] = nil }
+            return slots[slot]
+        }
         free(old)
     }
 }

@@ -32,7 +32,7 @@ enum RequestDeadline {
         let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
         source.setEventHandler {
             guard claimExit() else { return }
-            InterruptCleanup.removeTemporaryFile()
+            InterruptCleanup.removeTemporaryFiles()
             Output.error("imagepipe \(command): \(subject): the request did not finish within --timeout \(shown) s; "
                          + "raise --timeout for a file known to be slow [E6002]")
             IsolationSetup.endWorkers()

@@ -1,0 +1,224 @@
+import PipelineHost
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every source of a batch is rendered with.
+struct BatchSettings: Sendable {
+    var sizes: [PixelSize]
+    /// Decode options without a size (tint, mode, page, limits...).
+    var options: DecodeOptions
+    var template: OutputTemplate
+    var outputFolder: String?
+    /// nil: the one page of `options.pageIndex`.
+    var pages: PageSelection?
+    var everyFrame: Bool
+    var encodeOptions: EncodeOptions
+    var loadOptions: LoadOptions
+    var jobs: Int
+    var redoUpToDate: Bool
+    var failFast: Bool
+    /// Every setting that changes an output's bytes, as the stamp records it.
+    var stampSettings: String
+}
+
+/// Runs a batch: `jobs` lanes, each on a thread of its own, take sources from the feed one at a time and carry
+/// each through load → one decode for all sizes (per page) → encode → atomic write, so that at most `jobs` sources
+/// are in memory at once whatever the length of the batch, and results are written as they finish. Coders that
+/// run isolated (SVG, PDF) decode in a pool of `jobs` warm workers; the others decode on the lane's thread.
+///
+/// A source that fails is reported on one line and the batch goes on (`--fail-fast`: no new source is started).
+final class BatchRunner: Sendable {
+    let settings: BatchSettings
+    let host: PluginHost
+    let manager: ImageManager
+    let reporter: BatchReporter
+    let feed: SourceFeed
+    /// Outputs written by this run, and the source each came from: two sources never silently share a name.
+    private let claimed = Mutex<[String: String]>([:])
+    private let anyFailure = Atomic<Bool>(false)
+
+    init(settings: BatchSettings, host: PluginHost, manager: ImageManager, reporter: BatchReporter, feed: SourceFeed) {
+        self.settings = settings
+        self.host = host
+        self.manager = manager
+        self.reporter = reporter
+        self.feed = feed
+    }
+
+    var failed: Bool { anyFailure.load(ordering: .relaxed) }
+
+    func run() async {
+        await LaneThreads.run(settings.jobs) { _ in
+            while let source = self.feed.next() { self.process(source) }
+        }
+    }
+
+    private func process(_ source: BatchSource) {
+        let started = BatchReporter.now()
+        do {
+            try render(source, started: started)
+            reporter.finished(failure: nil)
+        } catch {
+            anyFailure.store(true, ordering: .relaxed)
+            let line = FailureReport.line(command: "thumbnail", error: SubjectError(subject: source.display, underlying: error))
+            reporter.record(.init(source: source.display, milliseconds: (BatchReporter.now() - started) * 1000,
+                                  status: "failed", error: String(line.dropFirst("imagepipe thumbnail: ".count))))
+            reporter.finished(failure: line)
+            if settings.failFast { feed.close() }
+        }
+    }
+
+    // MARK: One source
+
+    /// One planned output: where it goes and what its stamp says.
+    private struct Target {
+        let path: String
+        let size: PixelSize
+        let page: Int
+        let stamp: String
+    }
+
+    private func render(_ source: BatchSource, started: Double) throws {
+        let sourceStatus = source.isLocal ? Self.status(of: source.location) : nil
+        // Without a page selection the outputs are known before loading: all up to date costs no load at all.
+        if settings.pages == nil, !settings.everyFrame {
+            let targets = try plan(source, pages: [settings.options.pageIndex], sourceStatus: sourceStatus)
+            if targets.allSatisfy({ isUpToDate($0, sourceStatus: sourceStatus) }) {
+                for target in targets { recordUpToDate(target, source: source) }
+                return
+            }
+        }
+        let request = ImageRequest(url: source.location, options: settings.options, loadOptions: settings.loadOptions)
+        let (bytes, fromCache) = try LaneThreads.wait { [manager] in try await manager.originalData(for: request) }
+        let cache = source.isLocal ? "file" : fromCache ? "disk-cache" : "network"
+        guard let coder = host.coders.coder(forData: bytes) else {
+            throw PipelineError.unknownFormat(bytesSeen: min(bytes.count, 4096), hint: bytes.isEmpty ? "empty input" : "")
+        }
+        let context = OutputContext(source: source, coder: coder.descriptor.id, cache: cache, started: started)
+        if settings.everyFrame, coder.descriptor.capabilities.contains(.animated) {
+            return try renderFrames(bytes, context: context, sourceStatus: sourceStatus)
+        }
+        let pages = try selectedPages(bytes, coder: coder)
+        for page in pages {
+            let targets = try plan(source, pages: [page], sourceStatus: sourceStatus)
+            let due = targets.filter { !isUpToDate($0, sourceStatus: sourceStatus) }
+            for target in targets where !due.contains(where: { $0.path == target.path }) { recordUpToDate(target, source: source) }
+            guard !due.isEmpty else { continue }
+            var options = settings.options
+            options.pageIndex = page
+            options.sourceURL = source.isLocal ? nil : source.location
+            let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size))
+            for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
+        }
+    }
+
+    /// The pages to render: the selection clipped to the document, or the one page asked.
+    private func selectedPages(_ bytes: [UInt8], coder: PluginCoder) throws -> [Int] {
+        guard let selection = settings.pages else { return [settings.options.pageIndex] }
+        let count = coder.descriptor.capabilities.contains(.multipage)
+            ? try host.coders.probe(data: bytes, options: settings.options).pageCount : 1
+        let pages = selection.pages(of: max(count, 1))
+        guard !pages.isEmpty else {
+            throw CLIError("none of the pages --pages \(selection) exists (the source has \(count) page\(count == 1 ? "" : "s"), counted from 0)")
+        }
+        return pages
+    }
+
+    /// `--frames all`: every frame of an animation at every size (a still source gives its one image).
+    private func renderFrames(_ bytes: [UInt8], context: OutputContext, sourceStatus: stat?) throws {
+        for size in settings.sizes {
+            var options = settings.options
+            options.thumbnailSize = size
+            let reader = try host.coders.frames(data: bytes, options: options)
+            var index = 0
+            while let frame = try reader.next() {
+                let target = try plan(context.source, pages: [index], sizes: [size], sourceStatus: sourceStatus)[0]
+                if isUpToDate(target, sourceStatus: sourceStatus) { recordUpToDate(target, source: context.source) } else {
+                    try write(frame, to: target, context: context)
+                }
+                index += 1
+            }
+        }
+    }
+
+    private struct OutputContext {
+        let source: BatchSource
+        let coder: String
+        let cache: String
+        let started: Double
+    }
+
+    private func write(_ image: Image, to target: Target, context: OutputContext) throws {
+        let bytes = try host.coders.encode(image, format: settings.template.format, options: settings.encodeOptions)
+        try Self.makeParentFolders(of: target.path)
+        do {
+            try OutputFile.write(bytes, to: target.path, force: false, stamp: target.stamp)
+        } catch let failure as OutputFile.Failure {
+            throw CLIError(failure.description)
+        }
+        reporter.record(.init(source: context.source.display, output: target.path, size: "\(target.size)", width: image.width,
+                              height: image.height, page: target.page, coder: context.coder,
+                              milliseconds: (BatchReporter.now() - context.started) * 1000, cache: context.cache, status: "written"))
+    }
+
+    private func recordUpToDate(_ target: Target, source: BatchSource) {
+        reporter.record(.init(source: source.display, output: target.path, size: "\(target.size)", page: target.page, status: "up-to-date"))
+    }
+
+    // MARK: Outputs
+
+    private func plan(_ source: BatchSource, pages: [Int], sizes: [PixelSize]? = nil, sourceStatus: stat?) throws -> [Target] {
+        try pages.flatMap { page in
+            try (sizes ?? settings.sizes).map { size in
+                let path = settings.template.path(for: source, size: size, page: page, outputFolder: settings.outputFolder)
+                try claim(path, for: source)
+                let stamp = OutputStamp.text(settings: settings.stampSettings, source: source, sourceStatus: sourceStatus,
+                                             size: "\(size)", page: page)
+                return Target(path: path, size: size, page: page, stamp: stamp)
+            }
+        }
+    }
+
+    /// An output path belongs to one source per run, and is never the source itself.
+    private func claim(_ path: String, for source: BatchSource) throws {
+        if source.isLocal, Self.sameFile(path, source.location) {
+            throw CLIError("the output \(path) would replace its own source; choose another -o template or --out-dir")
+        }
+        let owner = claimed.withLock { claimed -> String? in
+            if let owner = claimed[path], owner != source.location { return owner }
+            claimed[path] = source.location
+            return nil
+        }
+        if let owner {
+            throw CLIError("the output \(path) is also the output of \(owner) in this batch; add %e to the -o template, or use --out-dir")
+        }
+    }
+
+    private func isUpToDate(_ target: Target, sourceStatus: stat?) -> Bool {
+        !settings.redoUpToDate && OutputStamp.isUpToDate(target.path, stamp: target.stamp, sourceStatus: sourceStatus)
+    }
+
+    static func status(of path: String) -> stat? {
+        var status = stat()
+        return stat(path, &status) == 0 ? status : nil
+    }
+
+    private static func sameFile(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }
+        guard let x = status(of: a), let y = status(of: b) else { return false }
+        return x.st_dev == y.st_dev && x.st_ino == y.st_ino
+    }
+
+    /// `mkdir -p` of an output's folder (an --out-dir tree mirrors the source tree).
+    static func makeParentFolders(of path: String) throws {
+        let folder = PathText.parent(of: path)
+        var status = stat()
+        if stat(folder, &status) == 0 { return }
+        try makeParentFolders(of: folder)
+        if mkdir(folder, 0o777) != 0, errno != EEXIST {
+            throw CLIError("cannot create the folder \(folder): \(OutputFile.errorText(errno))")
+        }
+    }
+}

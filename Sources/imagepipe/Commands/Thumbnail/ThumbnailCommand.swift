@@ -1,0 +1,181 @@
+import PipelineHost
+
+/// `imagepipe thumbnail`: a batch of sources → thumbnails at one or several sizes, in one process on every core.
+enum ThumbnailCommand: Command {
+    static let name = "thumbnail"
+    static let summary = "render many sources (files, folders, URLs, a list on stdin) at one or several sizes"
+    static let help = """
+        Usage: imagepipe thumbnail <file | folder | url | ->... [--size 256 | --size 64,128,256] [-o TEMPLATE | --out-dir DIR]
+                                   [--pages all|0-2,6] [--frames all] [--jobs N] [--json] [decode options]...
+
+        Renders every source at every size, in one process: sources run in parallel over --jobs lanes (default: one
+        per core), coders that run isolated (SVG, PDF) in as many warm worker processes. Each source is loaded and
+        decoded once for all its sizes (a raster is decoded for the largest and the smaller sizes are made from it;
+        a vector renders each size directly). A source that fails is reported on one line and the batch goes on;
+        the exit status is 1 if any failed.
+
+        Sources:
+          FILE                a file of any format a coder decodes
+          FOLDER              the image files in it (by extension; hidden files and this command's own outputs are
+                              skipped); -r, --recursive also walks its subfolders
+          URL                 an http(s) URL (cached on disk like render's)
+          -                   a list of files or URLs on standard input, one per line (find ... | imagepipe thumbnail -)
+
+        Outputs:
+          -o, --output TEMPLATE  output file names (default tn_%s.jpg; _%z is added with several sizes, _p%p with
+                              several pages or frames). A relative template is relative to each source's folder, as
+                              vipsthumbnail's -o is; an absolute one is used as it is. Placeholders:
+                                %s  the source's name without extension     %e  its extension
+                                %z  the size as asked (256x256)             %w %h  its width and height
+                                %p  the page or frame, from 0               %%  a percent sign
+          --out-dir DIR       write under DIR instead, at each file's path relative to the folder it was found in
+          --format FORMAT     the output format, instead of the template's extension
+          --quality N, --lossless   as for render
+          --force             render again outputs that are up to date (see below)
+
+          Examples:
+            imagepipe thumbnail photos/ -r --size 256 --out-dir thumbs          thumbs/2024/a.jpg for photos/2024/a.jpg
+            imagepipe thumbnail icons/*.svg --size 64,128,256 --tint '#333' --template -o '/tmp/icons/%s@%w.png'
+            imagepipe thumbnail report.pdf --pages all --size 256 -o '%s-%p.png'
+
+        An output is up to date when it exists, is not older than its source, and its stamp (extended attribute
+        user.imagepipe.thumbnail: the source's size and time, the size, page and every option that changes the
+        result) matches: a rerun skips it, so an interrupted batch resumes where it stopped.
+
+        Sizes and pages:
+          --size SIZE[,SIZE...]  N (NxN) or WxH, several separated by commas or given again (default 256)
+          --pages SPEC        all, or pages and ranges counted from 0 (0-2,6), clipped to each document
+          --frames all        every frame of an animation, each its own output (%p numbers them)
+
+        Progress:
+          --jobs N            sources rendered at once (default: the number of processors)
+          --json              one JSON object per output on standard output (source, output, size, width, height,
+                              page, coder, ms since the source began, cache, status, error), then a summary object
+          --progress, --no-progress  the progress line on standard error (default: only on a terminal; otherwise
+                              nothing but failures is printed)
+          --fail-fast         start no new source after the first failure
+          --timeout SECONDS   deadline of one source's download and isolated decode (default 60 s and 30 s)
+
+        \(DecodeArguments.helpText)
+
+        \(HostSetup.cacheHelpText)
+
+        \(IsolationSetup.helpText)
+
+        \(HostSetup.helpText)
+        """
+
+    static let ownValued: Set<String> = ["o", "output", "out-dir", "format", "quality", "pages", "frames", "jobs"]
+    static let ownFlags: Set<String> = ["lossless", "force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"]
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(arguments,
+                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
+                                     .union(IsolationSetup.valued).union(ownValued),
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(ownFlags))
+        guard !args.positionals.isEmpty else { throw UsageError("expected at least one source (a file, a folder, a URL, or - for a list on standard input)") }
+        if args.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input (-) can be read once") }
+        if args.positionals.contains("-"), StandardInput.isTerminal {
+            throw UsageError("- reads a list of sources from standard input, but nothing is piped in")
+        }
+        let sizes = try parseSizes(args.all("size"))
+        var options = try DecodeArguments.options(args, sizeGiven: false)
+        options.thumbnailSize = nil
+        let pages = try args.value("pages").map { try PageSelection(parsing: $0) }
+        if pages != nil, args.value("page") != nil { throw UsageError("give --page or --pages, not both") }
+        let everyFrame = try parseFrames(args)
+        if everyFrame, args.value("frame") != nil { throw UsageError("give --frame or --frames, not both") }
+        let template = try makeTemplate(args, sizes: sizes, severalPages: pages?.mayBeSeveral == true || everyFrame)
+        let jobs = try args.int("jobs", range: 1...256) ?? WorkerPool.defaultSize
+        let outputFolder = try args.value("out-dir").map { folder -> String in
+            guard !folder.isEmpty else { throw UsageError("--out-dir needs a folder") }
+            var path = DecodeArguments.source(folder)
+            while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+            return path
+        }
+
+        let host = try HostSetup.host(args)
+        guard host.coders.canEncode(format: template.format) else {
+            let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
+            throw CLIError("no coder can encode '\(template.format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+        }
+        try IsolationSetup.configure(args, host: host, workers: jobs)
+        let anyRemote = args.positionals.contains { $0 == "-" || ($0.contains("://") && !$0.lowercased().hasPrefix("file://")) }
+        let manager = try HostSetup.manager(args, host: host, source: anyRemote ? "https://" : "/")
+        let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
+        let settings = BatchSettings(
+            sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
+            everyFrame: everyFrame, encodeOptions: encodeOptions, loadOptions: try IsolationSetup.loadOptions(args),
+            jobs: jobs, redoUpToDate: args.flag("force"), failFast: args.flag("fail-fast"),
+            stampSettings: stampText(options: options, encode: encodeOptions, format: template.format, everyFrame: everyFrame))
+
+        let extensions = Set(host.coders.coders.filter { $0.descriptor.capabilities.contains(.decode) }.flatMap(\.descriptor.extensions))
+        let recursive = args.flag("recursive") || args.flag("r")
+        let feed = SourceFeed(arguments: args.positionals, recursive: recursive, imageExtensions: extensions)
+        let reporter = BatchReporter(json: args.flag("json"),
+                                     progress: args.flag("no-progress") ? false : args.flag("progress") ? true : nil)
+        if reporter.showsProgress {
+            let positionals = args.positionals
+            Task.detached(priority: .utility) {
+                if let total = SourceFeed.count(arguments: positionals, recursive: recursive, imageExtensions: extensions) {
+                    reporter.setTotal(total)
+                }
+            }
+        }
+        let runner = BatchRunner(settings: settings, host: host, manager: manager, reporter: reporter, feed: feed)
+        await runner.run()
+        reporter.close(interrupted: settings.failFast && runner.failed)
+        if runner.failed { throw QuietFailure() }
+    }
+
+    /// `--size`: N or WxH, comma-separated or repeated; duplicates dropped, order kept.
+    static func parseSizes(_ values: [String]) throws -> [PixelSize] {
+        var sizes: [PixelSize] = []
+        for part in values.flatMap({ $0.split(separator: ",") }).map({ String($0).trimmingWhitespace() }) {
+            let size = Int(part).flatMap { $0 > 0 && $0 <= 1 << 20 ? PixelSize(width: $0, height: $0) : nil } ?? PixelSize(parsing: part)
+            guard let size else { throw UsageError("--size takes N or WxH, several separated by commas (64,128,256), not '\(part)'") }
+            if !sizes.contains(size) { sizes.append(size) }
+        }
+        return sizes.isEmpty ? [PixelSize(width: 256, height: 256)] : sizes
+    }
+
+    static func parseFrames(_ args: Arguments) throws -> Bool {
+        guard let value = args.value("frames") else { return false }
+        guard value == "all" else { throw UsageError("--frames takes all (for one frame, give --frame N)") }
+        return true
+    }
+
+    /// The -o template, or the default one, with the placeholders several sizes or pages need.
+    static func makeTemplate(_ args: Arguments, sizes: [PixelSize], severalPages: Bool) throws -> OutputTemplate {
+        let format = args.value("format").map { $0.lowercased() }
+        if let text = args.value("output") ?? args.value("o") {
+            let template = try OutputTemplate(text, format: format)
+            if sizes.count > 1, !template.namesSize {
+                throw UsageError("-o '\(text)' names no size, but \(sizes.count) sizes are asked: add %z (or %w, %h)")
+            }
+            if severalPages, !template.uses("p") {
+                throw UsageError("-o '\(text)' names no page, but several pages or frames are asked: add %p")
+            }
+            return template
+        }
+        var text = "tn_%s"
+        if sizes.count > 1 { text += "_%z" }
+        if severalPages { text += "_p%p" }
+        return try OutputTemplate(text + "." + (format ?? "jpg"), format: format)
+    }
+
+    /// The options an output's bytes depend on, as its stamp records them (a password is recorded as given or not).
+    static func stampText(options: DecodeOptions, encode: EncodeOptions, format: String, everyFrame: Bool) -> String {
+        var parts = ["format=\(format)", "quality=\(encode.quality.map(String.init) ?? "default")", "lossless=\(encode.lossless)",
+                     "mode=\(options.scaleMode.rawValue)", "upscale=\(options.allowUpscale)",
+                     "tint=\(options.tint.map { "\($0)" } ?? "none")", "template=\(options.template)",
+                     "transparent=\(options.transparentBackground)", "high-bit-depth=\(options.highBitDepth)",
+                     "orientation=\(!options.ignoreOrientation)", "first-frame-only=\(options.firstFrameOnly)",
+                     "password=\(options.password != nil)"]
+        parts.append(everyFrame ? "frames=all" : "frame=\(options.frameIndex)")
+        return parts.joined(separator: ";")
+    }
+}
+
+/// A failure already reported on its own lines (a batch's failed sources): exit status 1, nothing more printed.
+struct QuietFailure: Error {}
