@@ -8,21 +8,28 @@ import sys
 
 
 def text_pdf(path):
-    random.seed(7)
+    text_pdf_pages(path, 1, seed=7)
+
+
+def text_pdf_pages(path, pages, seed):
+    """A text-heavy PDF of `pages` A4 pages (60 lines of Helvetica each), written by hand."""
+    random.seed(seed)
     words = ("image pipeline plugin coder loader cache thumbnail render vector raster alpha premultiplied "
              "resample lanczos sniff magic descriptor priority relevance decode encode").split()
-    lines = []
-    for i in range(60):
-        text = " ".join(random.choice(words) for _ in range(11))
-        lines.append("BT /F1 10 Tf 50 %d Td (%s) Tj ET" % (800 - i * 12.5, text))
-    content = "\n".join(lines).encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", None, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for page in range(pages):
+        lines = []
+        for i in range(60):
+            text = " ".join(random.choice(words) for _ in range(11))
+            lines.append("BT /F1 10 Tf 50 %d Td (%s) Tj ET" % (800 - i * 12.5, text))
+        content = "\n".join(lines).encode()
+        page_number = len(objects) + 1
+        kids.append(b"%d 0 R" % page_number)
+        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> "
+                       b"/Contents %d 0 R >>" % (page_number + 1))
+        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    objects[1] = b"<< /Type /Pages /Kids [" + b" ".join(kids) + b"] /Count %d >>" % pages
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for n, body in enumerate(objects, 1):

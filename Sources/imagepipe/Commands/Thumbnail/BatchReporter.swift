@@ -90,7 +90,7 @@ final class BatchReporter: Sendable {
         }
         if json {
             writeOut("{\"type\":\"summary\",\"sources\":\(c.sourcesDone),\"written\":\(c.written),\"up_to_date\":\(c.upToDate)"
-                     + ",\"failed\":\(c.sourcesFailed),\"seconds\":\(Self.format(seconds)),\"stopped_early\":\(interrupted)}")
+                     + ",\"failed\":\(c.sourcesFailed),\"seconds\":\((seconds * 1000).rounded() / 1000),\"stopped_early\":\(interrupted)}")
         }
     }
 
