@@ -54,6 +54,7 @@ fuzz: build
 bench: build
 	@scripts/bootstrap --bench
 	@Benchmarks/run
+	@Benchmarks/batch
 
 clean:
 	rm -rf out $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build

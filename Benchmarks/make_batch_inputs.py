@@ -67,7 +67,7 @@ def mixed(folder, work):
                 continue
             x, y = random.randrange(0, 4000 - w), random.randrange(0, 3000 - h)
             crop = os.path.join(work, "crop.png")
-            run(["convert", base, "-crop", "%dx%d+%d+%d" % (w, h, x, y), "+repage", crop])
+            run(["convert", ppm, "-crop", "%dx%d+%d+%d" % (w, h, x, y), "+repage", crop])
             if ext == "avif":
                 run(["avifenc", "-s", "8", "-j", "2", crop, out])
             elif ext == "heic":

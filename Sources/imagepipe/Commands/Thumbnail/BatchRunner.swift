@@ -38,6 +38,9 @@ final class BatchRunner: Sendable {
     /// Outputs written by this run, and the source each came from: two sources never silently share a name.
     private let claimed = Mutex<[String: String]>([:])
     private let anyFailure = Atomic<Bool>(false)
+    private let pages = PageQueue()
+    /// Lanes inside `process` (a source being loaded, probed or rendered), which may still split a document.
+    private let preparing = Atomic<Int>(0)
 
     init(settings: BatchSettings, host: PluginHost, manager: ImageManager, reporter: BatchReporter, feed: SourceFeed) {
         self.settings = settings
@@ -50,23 +53,99 @@ final class BatchRunner: Sendable {
     var failed: Bool { anyFailure.load(ordering: .relaxed) }
 
     func run() async {
-        await LaneThreads.run(settings.jobs) { _ in
-            while let source = self.feed.next() { self.process(source) }
+        await LaneThreads.run(settings.jobs) { _ in self.lane() }
+    }
+
+    /// A lane takes a page of a document already split (so that every lane helps with a 200-page PDF), else the
+    /// next source; with neither, it waits while another lane is still preparing a source that may split.
+    private func lane() {
+        while true {
+            if let unit = pages.take() { run(unit); continue }
+            if let source = feed.next() {
+                preparing.add(1, ordering: .acquiringAndReleasing)
+                process(source)
+                preparing.subtract(1, ordering: .acquiringAndReleasing)
+                continue
+            }
+            if preparing.load(ordering: .acquiring) == 0, pages.isEmpty { return }
+            usleep(1000)
         }
     }
 
     private func process(_ source: BatchSource) {
         let started = BatchReporter.now()
         do {
-            try render(source, started: started)
-            reporter.finished(failure: nil)
+            if try render(source, started: started) == .finished { reporter.finished(failure: nil) }
         } catch {
-            anyFailure.store(true, ordering: .relaxed)
-            let line = FailureReport.line(command: "thumbnail", error: SubjectError(subject: source.display, underlying: error))
-            reporter.record(.init(source: source.display, milliseconds: (BatchReporter.now() - started) * 1000,
-                                  status: "failed", error: String(line.dropFirst("imagepipe thumbnail: ".count))))
-            reporter.finished(failure: line)
+            fail(source, error: error, started: started)
             if settings.failFast { feed.close() }
+        }
+    }
+
+    /// Reports a source's failure (its JSON record and its one line) and returns the line.
+    @discardableResult
+    private func fail(_ source: BatchSource, error: any Error, started: Double, finish: Bool = true) -> String {
+        anyFailure.store(true, ordering: .relaxed)
+        let line = FailureReport.line(command: "thumbnail", error: SubjectError(subject: source.display, underlying: error))
+        reporter.record(.init(source: source.display, milliseconds: (BatchReporter.now() - started) * 1000,
+                              status: "failed", error: String(line.dropFirst("imagepipe thumbnail: ".count))))
+        if finish { reporter.finished(failure: line) }
+        return line
+    }
+
+    // MARK: Pages shared between lanes
+
+    /// A document whose pages are spread over the lanes; the lane that finishes its last page reports it.
+    private final class SplitSource: Sendable {
+        let source: BatchSource
+        let bytes: [UInt8]
+        let context: OutputContext
+        let sourceStatus: stat?
+        let remaining: Atomic<Int>
+        let failure = Mutex<String?>(nil)
+
+        init(source: BatchSource, bytes: [UInt8], context: OutputContext, sourceStatus: stat?, pages: Int) {
+            self.source = source
+            self.bytes = bytes
+            self.context = context
+            self.sourceStatus = sourceStatus
+            remaining = Atomic(pages)
+        }
+    }
+
+    private struct PageUnit: Sendable {
+        let document: SplitSource
+        let page: Int
+    }
+
+    /// Pages waiting for a lane, first in first out.
+    private final class PageQueue: Sendable {
+        private let units = Mutex<(items: [PageUnit], head: Int)>(([], 0))
+        func add(_ new: [PageUnit]) { units.withLock { $0.items.append(contentsOf: new) } }
+        func take() -> PageUnit? {
+            units.withLock { queue in
+                guard queue.head < queue.items.count else { return nil }
+                defer {
+                    queue.head += 1
+                    if queue.head == queue.items.count { queue.items.removeAll(); queue.head = 0 }
+                }
+                return queue.items[queue.head]
+            }
+        }
+        var isEmpty: Bool { units.withLock { $0.head >= $0.items.count } }
+    }
+
+    private func run(_ unit: PageUnit) {
+        let document = unit.document
+        do {
+            try renderPage(unit.page, of: document.bytes, context: document.context, sourceStatus: document.sourceStatus)
+        } catch {
+            let line = fail(document.source, error: error, started: document.context.started, finish: false)
+            document.failure.withLock { if $0 == nil { $0 = line } }
+            if settings.failFast { feed.close() }
+        }
+        if document.remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            reporter.finished(failure: document.failure.withLock { $0 })
         }
     }
 
@@ -80,14 +159,17 @@ final class BatchRunner: Sendable {
         let stamp: String
     }
 
-    private func render(_ source: BatchSource, started: Double) throws {
+    private enum Progress { case finished, split }
+
+    /// `.split` when the source's pages went to the page queue (the lane of its last page reports it).
+    private func render(_ source: BatchSource, started: Double) throws -> Progress {
         let sourceStatus = source.isLocal ? Self.status(of: source.location) : nil
         // Without a page selection the outputs are known before loading: all up to date costs no load at all.
         if settings.pages == nil, !settings.everyFrame {
             let targets = try plan(source, pages: [settings.options.pageIndex], sourceStatus: sourceStatus)
             if targets.allSatisfy({ isUpToDate($0, sourceStatus: sourceStatus) }) {
                 for target in targets { recordUpToDate(target, source: source) }
-                return
+                return .finished
             }
         }
         let request = ImageRequest(url: source.location, options: settings.options, loadOptions: settings.loadOptions)
@@ -98,20 +180,31 @@ final class BatchRunner: Sendable {
         }
         let context = OutputContext(source: source, coder: coder.descriptor.id, cache: cache, started: started)
         if settings.everyFrame, coder.descriptor.capabilities.contains(.animated) {
-            return try renderFrames(bytes, context: context, sourceStatus: sourceStatus)
+            try renderFrames(bytes, context: context, sourceStatus: sourceStatus)
+            return .finished
         }
-        let pages = try selectedPages(bytes, coder: coder)
-        for page in pages {
-            let targets = try plan(source, pages: [page], sourceStatus: sourceStatus)
-            let due = targets.filter { !isUpToDate($0, sourceStatus: sourceStatus) }
-            for target in targets where !due.contains(where: { $0.path == target.path }) { recordUpToDate(target, source: source) }
-            guard !due.isEmpty else { continue }
-            var options = settings.options
-            options.pageIndex = page
-            options.sourceURL = source.isLocal ? nil : source.location
-            let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size))
-            for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
+        let selected = try selectedPages(bytes, coder: coder)
+        if selected.count > 1, settings.jobs > 1 {
+            let document = SplitSource(source: source, bytes: bytes, context: context, sourceStatus: sourceStatus, pages: selected.count)
+            pages.add(selected.map { PageUnit(document: document, page: $0) })
+            return .split
         }
+        for page in selected { try renderPage(page, of: bytes, context: context, sourceStatus: sourceStatus) }
+        return .finished
+    }
+
+    /// Every size of one page: the outputs not up to date, from one decode.
+    private func renderPage(_ page: Int, of bytes: [UInt8], context: OutputContext, sourceStatus: stat?) throws {
+        let source = context.source
+        let targets = try plan(source, pages: [page], sourceStatus: sourceStatus)
+        let due = targets.filter { !isUpToDate($0, sourceStatus: sourceStatus) }
+        for target in targets where !due.contains(where: { $0.path == target.path }) { recordUpToDate(target, source: source) }
+        guard !due.isEmpty else { return }
+        var options = settings.options
+        options.pageIndex = page
+        options.sourceURL = source.isLocal ? nil : source.location
+        let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size))
+        for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
     }
 
     /// The pages to render: the selection clipped to the document, or the one page asked.
@@ -143,7 +236,7 @@ final class BatchRunner: Sendable {
         }
     }
 
-    private struct OutputContext {
+    private struct OutputContext: Sendable {
         let source: BatchSource
         let coder: String
         let cache: String

@@ -54,7 +54,8 @@ enum ThumbnailCommand: Command {
           --progress, --no-progress  the progress line on standard error (default: only on a terminal; otherwise
                               nothing but failures is printed)
           --fail-fast         start no new source after the first failure
-          --timeout SECONDS   deadline of one source's download and isolated decode (default 60 s and 30 s)
+          --timeout SECONDS   here per source: the deadline of its download and of each isolated decode (default
+                              60 s and 30 s); a batch is never cut short as a whole (see Isolation options)
 
         \(DecodeArguments.helpText)
 
