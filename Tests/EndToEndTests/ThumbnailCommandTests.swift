@@ -152,6 +152,17 @@ import TestSupport
         #expect(noSize.status == 2 && noSize.stderr.contains("add %z"))
     }
 
+    @Test(.enabled(if: CommandLine.hasTool("convert"))) func everyFrameOfAnAnimationAtEverySize() throws {
+        let folder = try TestPaths.temporaryDirectory("thumbnail-frames")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try CommandLine.shell("convert -size 40x30 xc:red xc:lime xc:blue -loop 0 \(folder)/a.gif").status == 0)
+        let result = try Self.thumbnail([folder + "/a.gif", "--frames", "all", "--size", "20,10", "--out-dir", folder + "/out",
+                                         "-o", "%s-%p-%w.png"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.files(in: folder + "/out") == ["a-0-10.png", "a-0-20.png", "a-1-10.png", "a-1-20.png", "a-2-10.png", "a-2-20.png"])
+        #expect(try Self.pngSize(folder + "/out/a-2-20.png")! == (20, 15))
+    }
+
     @Test func twoSourcesNeverShareAnOutputAndNoOutputReplacesItsSource() throws {
         let folder = try TestPaths.temporaryDirectory("thumbnail-collide")
         defer { try? FileManager.default.removeItem(atPath: folder) }
