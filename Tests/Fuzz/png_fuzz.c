@@ -6,24 +6,13 @@
  *    written PNG must decode to exactly those pixels (straight, non-premultiplied input, so lossless). */
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_buffer.h"
 #include "png_codec.h"
 
 #define MAX_PIXELS (1u << 20)
 
-typedef struct { uint8_t *bytes; size_t size, capacity; } buffer;
-
 static ip_status append(void *context, const uint8_t *data, size_t size) {
-    buffer *out = context;
-    if (out->size + size > out->capacity) {
-        size_t capacity = (out->size + size) * 2;
-        uint8_t *grown = realloc(out->bytes, capacity);
-        if (!grown) return IP_STATUS_NO_MEMORY;
-        out->bytes = grown;
-        out->capacity = capacity;
-    }
-    memcpy(out->bytes + out->size, data, size);
-    out->size += size;
-    return IP_STATUS_OK;
+    return buffer_append(context, data, size) ? IP_STATUS_NO_MEMORY : IP_STATUS_OK;
 }
 
 static void read_png(const uint8_t *data, size_t size) {

@@ -5,25 +5,14 @@
  * also fuzzes the encoder, with whatever pixels the decoder made of the input. */
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_buffer.h"
 #include "qoi_codec.h"
 
 /* Bounded so that a header claiming gigapixels cannot make the fuzzer itself run out of memory. */
 #define MAX_PIXELS (1u << 20)
 
-typedef struct { uint8_t *bytes; size_t size, capacity; } buffer;
-
 static int append(void *context, const uint8_t *bytes, size_t size) {
-    buffer *out = context;
-    if (out->size + size > out->capacity) {
-        size_t capacity = (out->size + size) * 2;
-        uint8_t *grown = realloc(out->bytes, capacity);
-        if (!grown) return 1;
-        out->bytes = grown;
-        out->capacity = capacity;
-    }
-    memcpy(out->bytes + out->size, bytes, size);
-    out->size += size;
-    return 0;
+    return buffer_append(context, bytes, size);
 }
 
 typedef struct { const uint8_t *pixels; size_t stride; } rows;
