@@ -61,6 +61,14 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         return try coder.encode(coder.descriptor.capabilities.contains(.animated) ? frames : [first], options: options)
     }
 
+    /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
+    public func allFrames(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> [Image] {
+        guard let coder = coder(forData: data), coder.descriptor.capabilities.contains(.animated) else {
+            return [try decode(data: data, options: options)]
+        }
+        return try frames(data: data, options: options).readAll()
+    }
+
     /// Reads the frames of an animation lazily. For a still image, use `decode`.
     public func frames(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> FrameReader {
         try FrameReader(coder: try chooseCoder(for: data, options: options), manager: self, data: data, options: options)

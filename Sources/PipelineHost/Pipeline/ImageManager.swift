@@ -183,11 +183,7 @@ public final class ImageManager: Sendable {
     /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
     public func frames(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> [Image] {
         let bytes = try await data(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
-        let options = withSource(options, url)
-        guard let coder = host.coders.coder(forData: bytes), coder.descriptor.capabilities.contains(.animated) else {
-            return [try host.coders.decode(data: bytes, options: options)]
-        }
-        return try host.coders.frames(data: bytes, options: options).readAll()
+        return try host.coders.allFrames(data: bytes, options: withSource(options, url))
     }
 
     private func withSource(_ options: DecodeOptions, _ url: String) -> DecodeOptions {

@@ -27,7 +27,7 @@ enum InfoCommand: Command {
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
-        let manager = try HostSetup.manager(args, host: host, source: source)
+        let manager = try HostSetup.manager(args, host: host, remoteSources: HostSetup.isRemote(source))
         let options = try DecodeArguments.options(args)
         let loadOptions = try IsolationSetup.loadOptions(args)
         try RequestDeadline.start(args, command: name, subject: args.positionals[0])

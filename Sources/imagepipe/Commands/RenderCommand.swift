@@ -55,7 +55,7 @@ enum RenderCommand: Command {
         } else {
             source = .url(DecodeArguments.source(args.positionals[0]))
         }
-        let manager = try HostSetup.manager(args, host: host, source: source.url ?? "-")
+        let manager = try HostSetup.manager(args, host: host, remoteSources: source.url.map(HostSetup.isRemote) ?? false)
         try RequestDeadline.start(args, command: name, subject: subject)
         let bytes = try await about(subject) {
             try await render(source, format: format, options: options, encodeOptions: encodeOptions, args: args,
@@ -94,7 +94,7 @@ enum RenderCommand: Command {
             let frames: [Image]
             switch source {
             case .url(let url): frames = try await manager.frames(for: url, options: options, loadOptions: loadOptions)
-            case .bytes(let data): frames = try readFrames(data, host: host, options: options)
+            case .bytes(let data): frames = try host.coders.allFrames(data: data, options: options)
             }
             var animated = encodeOptions
             if frames.count > 1 {
@@ -115,13 +115,5 @@ enum RenderCommand: Command {
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }
         return bytes
-    }
-
-    /// Every frame of bytes read from standard input (the image manager's `frames`, without a URL).
-    private static func readFrames(_ data: [UInt8], host: PluginHost, options: DecodeOptions) throws -> [Image] {
-        guard let coder = host.coders.coder(forData: data), coder.descriptor.capabilities.contains(.animated) else {
-            return [try host.coders.decode(data: data, options: options)]
-        }
-        return try host.coders.frames(data: data, options: options).readAll()
     }
 }

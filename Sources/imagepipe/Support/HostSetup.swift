@@ -10,15 +10,15 @@ enum HostSetup {
     static let cacheValued: Set<String> = ["cache-dir"]
     static let cacheFlags: Set<String> = ["no-cache"]
 
-    /// The image manager of `render` and `info`: a disk cache for remote sources unless --no-cache.
+    /// The image manager of `render`, `info` and `thumbnail`: a disk cache when a source may be remote
+    /// (`remoteSources`), unless --no-cache.
     ///
     /// A local file is read directly and never cached, so it needs no cache folder at all: a service account whose
     /// HOME does not exist renders local files without --no-cache. For a remote source whose cache folder cannot be
     /// created, the cache turns itself off with one warning line and the request goes on uncached.
-    static func manager(_ arguments: Arguments, host: PluginHost, source: String) throws -> ImageManager {
+    static func manager(_ arguments: Arguments, host: PluginHost, remoteSources: Bool) throws -> ImageManager {
         let uncached = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
-        let isRemote = source.contains("://") && !source.lowercased().hasPrefix("file://")
-        guard !arguments.flag("no-cache"), isRemote else { return uncached }
+        guard !arguments.flag("no-cache"), remoteSources else { return uncached }
         do {
             let cache = try DiskCache(directory: arguments.value("cache-dir"))
             return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
@@ -27,6 +27,11 @@ enum HostSetup {
             Output.error("imagepipe: warning: disk cache off for this run: \(why) (--cache-dir DIR chooses another folder, --no-cache silences this)")
             return uncached
         }
+    }
+
+    /// A source loaded over the network (and so cached), as opposed to a path or a file: URL.
+    static func isRemote(_ source: String) -> Bool {
+        source.contains("://") && !source.lowercased().hasPrefix("file://")
     }
 
     static let cacheHelpText = """

@@ -7,13 +7,13 @@ import Glibc
 /// a file write. Kept off Swift's cooperative pool (one thread per core), where a lane blocked on a worker would
 /// idle a core that the next lane's encode could use.
 enum LaneThreads {
-    /// Runs `body` on `count` new threads (lane 0..<count) and returns when every one has returned.
-    static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    /// Runs `body` on `count` new threads and returns when every one has returned.
+    static func run(_ count: Int, _ body: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let group = DispatchGroup()
-            for lane in 0..<count {
+            for _ in 0..<count {
                 group.enter()
-                startThread { body(lane); group.leave() }
+                startThread { body(); group.leave() }
             }
             group.notify(queue: .global()) { done.resume() }
         }

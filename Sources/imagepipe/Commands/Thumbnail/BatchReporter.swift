@@ -147,16 +147,7 @@ final class BatchReporter: Sendable {
 
     /// One whole line per write: lanes finishing at once never interleave inside a line.
     private func writeOut(_ line: String) {
-        let text = line + "\n"
-        text.withCString { pointer in
-            var written = 0
-            let length = strlen(pointer)
-            while written < length {
-                let n = Glibc.write(1, pointer + written, length - written)
-                if n < 0 { if errno == EINTR { continue }; return }
-                written += n
-            }
-        }
+        try? OutputFile.writeStandardOutput(Array((line + "\n").utf8))
     }
 
     static func json(_ r: Record) -> String {

@@ -53,7 +53,7 @@ final class BatchRunner: Sendable {
     var failed: Bool { anyFailure.load(ordering: .relaxed) }
 
     func run() async {
-        await LaneThreads.run(settings.jobs) { _ in self.lane() }
+        await LaneThreads.run(settings.jobs) { self.lane() }
     }
 
     /// A lane takes a page of a document already split (so that every lane helps with a 200-page PDF), else the
@@ -97,15 +97,13 @@ final class BatchRunner: Sendable {
 
     /// A document whose pages are spread over the lanes; the lane that finishes its last page reports it.
     private final class SplitSource: Sendable {
-        let source: BatchSource
         let bytes: [UInt8]
         let context: OutputContext
         let sourceStatus: stat?
         let remaining: Atomic<Int>
         let failure = Mutex<String?>(nil)
 
-        init(source: BatchSource, bytes: [UInt8], context: OutputContext, sourceStatus: stat?, pages: Int) {
-            self.source = source
+        init(bytes: [UInt8], context: OutputContext, sourceStatus: stat?, pages: Int) {
             self.bytes = bytes
             self.context = context
             self.sourceStatus = sourceStatus
@@ -140,7 +138,7 @@ final class BatchRunner: Sendable {
         do {
             try renderPage(unit.page, of: document.bytes, context: document.context, sourceStatus: document.sourceStatus)
         } catch {
-            let line = fail(document.source, error: error, started: document.context.started, finish: false)
+            let line = fail(document.context.source, error: error, started: document.context.started, finish: false)
             document.failure.withLock { if $0 == nil { $0 = line } }
             if settings.failFast { feed.close() }
         }
@@ -185,7 +183,7 @@ final class BatchRunner: Sendable {
         }
         let selected = try selectedPages(bytes, coder: coder)
         if selected.count > 1, settings.jobs > 1 {
-            let document = SplitSource(source: source, bytes: bytes, context: context, sourceStatus: sourceStatus, pages: selected.count)
+            let document = SplitSource(bytes: bytes, context: context, sourceStatus: sourceStatus, pages: selected.count)
             pages.add(selected.map { PageUnit(document: document, page: $0) })
             return .split
         }

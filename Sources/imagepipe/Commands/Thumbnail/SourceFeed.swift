@@ -33,7 +33,7 @@ struct BatchSource: Sendable {
         }
     }
 
-    var isLocal: Bool { !location.contains("://") || location.lowercased().hasPrefix("file://") }
+    var isLocal: Bool { !HostSetup.isRemote(location) }
 }
 
 /// Hands out a batch's sources one at a time, to any number of lanes, finding them lazily: folders are listed as
@@ -45,15 +45,20 @@ struct BatchSource: Sendable {
 /// a folder that holds its own thumbnails does not make thumbnails of thumbnails). A file named on the command
 /// line is always tried. Links to folders are not followed (no cycles).
 final class SourceFeed: Sendable {
+    /// A folder still to list: its absolute path, the path errors show, and its path below the folder argument.
+    private struct Folder {
+        let path: String
+        let shown: String
+        let relative: String
+    }
+
     private struct Pending {
         var arguments: [String]
-        /// Folders still to list: (absolute path, path shown, relative folder, root display).
-        var folders: [(path: String, shown: String, relative: String)] = []
+        var folders: [Folder] = []
         /// Files of the folder being walked, in reverse name order (taken from the end).
         var files: [BatchSource] = []
         var readingStandardInput = false
         var standardInput = LineReader()
-        var exhausted = false
         var skippedNonImages = 0
     }
 
@@ -93,7 +98,7 @@ final class SourceFeed: Sendable {
                     state.readingStandardInput = false
                     continue
                 }
-                guard !state.arguments.isEmpty else { state.exhausted = true; return nil }
+                guard !state.arguments.isEmpty else { return nil }
                 let argument = state.arguments.removeFirst()
                 if argument == "-" { state.readingStandardInput = true; continue }
                 if let source = source(forArgument: argument, into: &state) { return source }
@@ -107,7 +112,7 @@ final class SourceFeed: Sendable {
         let path = DecodeArguments.source(argument)
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            state.folders.append((path: trimmedFolder(path), shown: trimmedFolder(argument), relative: ""))
+            state.folders.append(Folder(path: trimmedFolder(path), shown: trimmedFolder(argument), relative: ""))
             return nil
         }
         return BatchSource(location: path, display: argument)
@@ -119,7 +124,7 @@ final class SourceFeed: Sendable {
         return path
     }
 
-    private func list(_ folder: (path: String, shown: String, relative: String), into state: inout Pending) {
+    private func list(_ folder: Folder, into state: inout Pending) {
         guard let directory = opendir(folder.path) else {
             // An unreadable folder is a failure of its own, reported like a file that cannot be read.
             state.files.append(BatchSource(location: folder.path, display: folder.shown))
@@ -133,7 +138,7 @@ final class SourceFeed: Sendable {
             names.append(name)
         }
         names.sort()
-        var subfolders: [(path: String, shown: String, relative: String)] = []
+        var subfolders: [Folder] = []
         var found: [BatchSource] = []
         for name in names {
             let path = folder.path == "/" ? "/" + name : folder.path + "/" + name
@@ -147,7 +152,7 @@ final class SourceFeed: Sendable {
                 if kind == S_IFDIR { continue }  // no cycles
             }
             if kind == S_IFDIR {
-                if recursive { subfolders.append((path: path, shown: shown, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name)) }
+                if recursive { subfolders.append(Folder(path: path, shown: shown, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name)) }
                 continue
             }
             guard kind == S_IFREG else { continue }

@@ -101,8 +101,9 @@ enum ThumbnailCommand: Command {
             throw CLIError("no coder can encode '\(template.format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
         }
         try IsolationSetup.configure(args, host: host, workers: jobs)
-        let anyRemote = args.positionals.contains { $0 == "-" || ($0.contains("://") && !$0.lowercased().hasPrefix("file://")) }
-        let manager = try HostSetup.manager(args, host: host, source: anyRemote ? "https://" : "/")
+        // A list on standard input may name URLs.
+        let anyRemote = args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
+        let manager = try HostSetup.manager(args, host: host, remoteSources: anyRemote)
         let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
         let settings = BatchSettings(
             sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
