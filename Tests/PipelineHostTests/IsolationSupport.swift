@@ -74,6 +74,19 @@ enum IsolationSupport {
         return targets
     }
 
+    /// Open descriptors that are Unix-domain sockets or memfds: what a worker pool creates. TCP sockets are left
+    /// out because the process-wide HTTP engine keeps idle connections from other suites open in the same process.
+    static func poolLikeDescriptors() -> [String] {
+        let unixInodes = Set((readProc("/proc/self/net/unix") ?? "").split(separator: "\n").dropFirst().compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(6).first.map(String.init)
+        })
+        return openDescriptors().filter { target in
+            if target.contains("memfd") { return true }
+            guard target.hasPrefix("socket:[") else { return false }
+            return unixInodes.contains(String(target.dropFirst(8).dropLast()))
+        }
+    }
+
     /// The whole text of a /proc file, read with a POSIX loop.
     static func readProc(_ path: String) -> String? {
         let fd = open(path, O_RDONLY)
