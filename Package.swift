@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "PluginKit", dependencies: ["PluginAPI"], path: "Sources/PluginKit"),
 
         // The host and the CLI.
-        .target(name: "PipelineHost", dependencies: ["PluginAPI"], path: "Sources/PipelineHost"),
+        .target(name: "PipelineHost", dependencies: ["PluginAPI", "CLCMS2"], path: "Sources/PipelineHost"),
         .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI"], path: "Sources/imagepipe"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
@@ -84,6 +84,8 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/System/CGIF", providers: [.apt(["libgif-dev"])]),
         systemLibrary("CWebP", pkgConfig: "libwebpdemux", apt: ["libwebp-dev"]),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        // Little CMS 2: every ICC transform of the host's colour step, and CMYK JPEGs in JPEGCodec.
+        systemLibrary("CLCMS2", pkgConfig: "lcms2", apt: ["liblcms2-dev"]),
 
         // Plugins.
         pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
@@ -95,7 +97,7 @@ let package = Package(
         pluginTarget("HEIFCoder", dependencies: ["CHEIF", "HEVCDecoder"]),
         .target(name: "HEVCDecoder", dependencies: ["CHEIF", "CDE265"], path: "Plugins/HEIFCoder/Sources/HEVCDecoder"),
         pluginTarget("JPEGCoder", dependencies: ["JPEGCodec"]),
-        .target(name: "JPEGCodec", dependencies: ["PluginAPI", "CJPEG"], path: "Plugins/JPEGCoder/Sources/JPEGCodec"),
+        .target(name: "JPEGCodec", dependencies: ["PluginAPI", "CJPEG", "CLCMS2"], path: "Plugins/JPEGCoder/Sources/JPEGCodec"),
         pluginTarget("GIFCoder", dependencies: ["CGIF"]),
         pluginTarget("WebPCoder", dependencies: ["CWebP"]),
         pluginTarget("HTTPLoader", dependencies: ["CCurl"]),

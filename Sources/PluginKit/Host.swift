@@ -38,6 +38,15 @@ public enum Host {
         free(call, pixels)
     }
 
+    /// Host-owned bytes for data a result points to (an ICC profile); nil when the host lacks `alloc_bytes` (its
+    /// table is older) or refuses.
+    public static func allocateBytes(_ call: OpaquePointer?, count: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard let host = currentHost, count > 0,
+              host.pointee.struct_size >= UInt32(MemoryLayout<ip_host>.offset(of: \ip_host.alloc_bytes)! + MemoryLayout<UnsafeRawPointer>.size),
+              let alloc = host.pointee.alloc_bytes else { return nil }
+        return alloc(call, count)
+    }
+
     public static func isCancelled(_ call: OpaquePointer?) -> Bool {
         guard let check = currentHost?.pointee.is_cancelled else { return false }
         return check(call) != 0

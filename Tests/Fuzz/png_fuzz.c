@@ -20,6 +20,9 @@ static void read_png(const uint8_t *data, size_t size) {
     ip_message message = {text, sizeof text};
     pngc_info info;
     if (pngc_probe(data, size, &info, message) != IP_STATUS_OK) return;
+    /* The colour chunks were parsed (and an iCCP inflated and copied): exercise the copy, then free it. */
+    if (info.icc_profile != NULL && info.icc_size > 0 && info.icc_profile[info.icc_size - 1] == 0xA5) info.gamma ^= 1;
+    pngc_info_release(&info);
     if ((uint64_t)info.width * info.height > MAX_PIXELS || info.width == 0 || info.height == 0) return;
     if (pngc_minimum_file_size(&info) > size) return;
     int output16 = info.bit_depth == 16;
@@ -53,7 +56,8 @@ static void write_png(const uint8_t *data, size_t size) {
     if (pngc_encode(&params, message) != IP_STATUS_OK) abort();
     pngc_info info;
     if (pngc_probe(encoded.bytes, encoded.size, &info, message) != IP_STATUS_OK) abort();
-    if (info.width != width || info.height != height) abort();
+    if (info.width != width || info.height != height || info.icc_size != 0) abort();
+    pngc_info_release(&info);
     uint8_t *decoded = malloc(stride * height);
     if (!decoded) abort();
     if (pngc_decode(encoded.bytes, encoded.size, &info, input16, decoded, stride, NULL, NULL, message) != IP_STATUS_OK) abort();

@@ -3,7 +3,8 @@ import Synchronization
 /// Chooses a coder for each request and finishes what the coder leaves to the host.
 ///
 /// Finishing: a coder that does not render at size (`.scales`) decodes at full size and the host resamples to
-/// the requested box; a coder that does not tint (`.tints`) gets the host's template tint afterwards. So every
+/// the requested box; the colour step converts from the space the source states to `options.colorOutput`
+/// (ColorConversion); a coder that does not tint (`.tints`) gets the host's template tint afterwards. So every
 /// caller sees the same result whichever coder ran.
 ///
 /// Isolation (CodersManager+Isolation.swift): with a `workerPool`, probes and decodes of some coders run in
@@ -106,6 +107,12 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
                                        adding: ImageTransformers.Resize.workingBytes(image, to: placement))
                 result = try ImageTransformers.Resize.resample(result, to: placement)
             }
+        }
+        // Colour after resampling (fewer pixels), before tint; a template tint replaces every colour anyway.
+        if !options.template || options.tint == nil {
+            let eightBit = !options.highBitDepth && result.pixelFormat == .rgba16
+            result = try ColorConversion.apply(result.with(color: image.color), output: options.colorOutput,
+                                               eightBit: eightBit, limits: limits)
         }
         if options.template, let tint = options.tint, !caps.contains(.tints) {
             try limits.checkMemory(holding: result.byteCount, adding: result.byteCount)

@@ -6,17 +6,22 @@ extension PluginCoder {
         guard let probe = try vtable().probe else { throw cannotDecode }
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
-        let (status, message) = call(data, options: options, context: CallContext(limits: options.limits)) { request, m in
+        let probeContext = CallContext(limits: options.limits)
+        defer { probeContext.finish() }
+        let (status, message) = call(data, options: options, context: probeContext) { request, m in
             probe(request, &info, m)
         }
         guard status == .ok else { throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message) }
         let format = withUnsafeBytes(of: info.format) { Self.cString(in: $0) }
         let details = withUnsafeBytes(of: info.details) { Self.cString(in: $0) }
+        let color = try readColor(flags: info.color_flags, iccSize: info.icc_size, icc: info.icc_profile,
+                                  cicp: (info.cicp_primaries, info.cicp_transfer, info.cicp_matrix, info.cicp_full_range),
+                                  gamma: info.gamma, chromaticities: info.chromaticities, context: probeContext)
         return ImageInfo(
             format: format.isEmpty ? descriptor.format : format, width: Int(info.width), height: Int(info.height),
             frameCount: Int(info.frame_count), pageCount: max(1, Int(info.page_count)),
             loopCount: info.loop_count < 0 ? nil : Int(info.loop_count), bitDepth: Int(info.bit_depth),
-            hasAlpha: info.has_alpha != 0, details: details, coderID: descriptor.id)
+            hasAlpha: info.has_alpha != 0, details: details, coderID: descriptor.id, color: color)
     }
 
     /// Decodes one image (page or frame) as the plugin produces it: at the requested size only if the coder
@@ -66,8 +71,26 @@ extension PluginCoder {
         guard width > 0, height > 0, stride >= width * format.bytesPerPixel, stride * (height - 1) + width * format.bytesPerPixel <= storage.byteCount else {
             throw misbehaved("image \(width)x\(height) stride \(stride) does not fit its \(storage.byteCount)-byte buffer")
         }
+        let color = try readColor(flags: image.color_flags, iccSize: image.icc_size, icc: image.icc_profile,
+                                  cicp: (image.cicp_primaries, image.cicp_transfer, image.cicp_matrix, image.cicp_full_range),
+                                  gamma: image.gamma, chromaticities: image.chromaticities, context: context)
         return Image(width: width, height: height, stride: stride, pixelFormat: format, alphaMode: alpha,
-                     durationMilliseconds: Int(image.duration_ms), index: Int(image.index), storage: storage)
+                     durationMilliseconds: Int(image.duration_ms), index: Int(image.index), color: color, storage: storage)
+    }
+
+    /// The colour facts of a result; a profile pointer the call did not allocate is the plugin's fault.
+    private func readColor(flags: UInt32, iccSize: UInt32, icc: UnsafeMutablePointer<UInt8>?,
+                           cicp: (UInt16, UInt16, UInt16, UInt16), gamma: UInt32,
+                           chromaticities: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+                           context: CallContext) throws -> ColorDescription? {
+        let c = chromaticities
+        do {
+            return try ColorDescription(flags: flags, iccSize: iccSize, icc: icc, cicp: cicp, gamma: gamma,
+                                        chromaticities: [c.0, c.1, c.2, c.3, c.4, c.5, c.6, c.7],
+                                        takeICC: { context.takeBytes($0, count: $1) })
+        } catch let error as ColorDescriptionError {
+            throw PipelineError.pluginMisbehaved(plugin: descriptor.pluginID, message: "\(descriptor.id): \(error.description)")
+        }
     }
 
     static func cString(in bytes: UnsafeRawBufferPointer) -> String {

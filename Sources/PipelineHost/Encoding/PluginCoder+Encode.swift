@@ -8,10 +8,27 @@ extension PluginCoder {
         }
         let sink = ByteSink(limit: maxOutputBytes)
         let context = CallContext(limits: DecodeLimits())
-        var abiFrames = frames.map { frame in
-            ip_image(struct_size: UInt32(MemoryLayout<ip_image>.size), width: UInt32(frame.width), height: UInt32(frame.height),
-                     stride: UInt32(frame.stride), format: frame.pixelFormat.abi, alpha_mode: frame.alphaMode.abi,
-                     pixels: frame.storage.pointer, duration_ms: UInt32(frame.durationMilliseconds), index: UInt32(frame.index))
+        let frames = try frames.map { try EncodeColor.prepare($0, format: descriptor.format) }
+        // The ICC bytes each frame lends its encoder, alive until the call returns.
+        let profiles = frames.map { frame in frame.color?.iccProfile.map { bytes -> UnsafeMutableBufferPointer<UInt8> in
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = buffer.initialize(from: bytes)
+            return buffer
+        } }
+        defer { profiles.forEach { $0?.deallocate() } }
+        var abiFrames = zip(frames, profiles).map { frame, profile in
+            var image = ip_image()
+            image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+            image.width = UInt32(frame.width)
+            image.height = UInt32(frame.height)
+            image.stride = UInt32(frame.stride)
+            image.format = frame.pixelFormat.abi
+            image.alpha_mode = frame.alphaMode.abi
+            image.pixels = frame.storage.pointer
+            image.duration_ms = UInt32(frame.durationMilliseconds)
+            image.index = UInt32(frame.index)
+            frame.color?.write(into: &image, icc: profile?.baseAddress)
+            return image
         }
         var abiOptions = options.abi
         var message = MessageBuffer()

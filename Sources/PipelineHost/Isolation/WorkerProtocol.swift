@@ -125,6 +125,8 @@ struct WorkerImageHeader: Codable {
     var durationMilliseconds: Int
     var index: Int
     var byteCount: Int
+    /// The colour space the pixels are in when it is not sRGB (a kept profile travels as base64 in the body).
+    var color: ColorDescription?
 
     init(_ image: Image) {
         width = image.width
@@ -139,6 +141,7 @@ struct WorkerImageHeader: Codable {
         durationMilliseconds = image.durationMilliseconds
         index = image.index
         byteCount = stride * image.height
+        color = image.color
     }
 
     /// Rebuilds the image over adopted storage, after checking that the header fits it.
@@ -161,6 +164,6 @@ struct WorkerImageHeader: Codable {
             throw WorkerProtocolError("image \(width)x\(height) stride \(stride) does not match its \(storage.byteCount)-byte buffer")
         }
         return Image(width: width, height: height, stride: stride, pixelFormat: pixelFormat, alphaMode: alphaMode,
-                     durationMilliseconds: durationMilliseconds, index: index, storage: storage)
+                     durationMilliseconds: durationMilliseconds, index: index, color: color, storage: storage)
     }
 }

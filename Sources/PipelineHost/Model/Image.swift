@@ -67,10 +67,14 @@ public struct Image: Sendable {
     public let durationMilliseconds: Int
     /// Index of the frame or page in its source.
     public let index: Int
+    /// The colour space of the pixels when it is not sRGB: the source's, as its coder reported it, until the
+    /// finishing step converts (then nil), or kept on request (`ColorOutput.keep`, `.displayP3`) so that encoders
+    /// embed it.
+    public let color: ColorDescription?
     let storage: PixelStorage
 
     init(width: Int, height: Int, stride: Int, pixelFormat: PixelFormat, alphaMode: AlphaMode,
-         durationMilliseconds: Int = 0, index: Int = 0, storage: PixelStorage) {
+         durationMilliseconds: Int = 0, index: Int = 0, color: ColorDescription? = nil, storage: PixelStorage) {
         self.width = width
         self.height = height
         self.stride = stride
@@ -78,6 +82,7 @@ public struct Image: Sendable {
         self.alphaMode = alphaMode
         self.durationMilliseconds = durationMilliseconds
         self.index = index
+        self.color = color
         self.storage = storage
     }
 
@@ -102,7 +107,15 @@ public struct Image: Sendable {
     /// A copy with other metadata over the same pixels (e.g. frame durations when building an animation).
     public func with(alphaMode: AlphaMode? = nil, durationMilliseconds: Int? = nil, index: Int? = nil) -> Image {
         Image(width: width, height: height, stride: stride, pixelFormat: pixelFormat, alphaMode: alphaMode ?? self.alphaMode,
-              durationMilliseconds: durationMilliseconds ?? self.durationMilliseconds, index: index ?? self.index, storage: storage)
+              durationMilliseconds: durationMilliseconds ?? self.durationMilliseconds, index: index ?? self.index,
+              color: color, storage: storage)
+    }
+
+    /// The same pixels labelled with another colour space (nil = sRGB). Labelling does not convert: use it for
+    /// pixels that really are in that space (a transformer's output keeps its input's space).
+    public func with(color: ColorDescription?) -> Image {
+        Image(width: width, height: height, stride: stride, pixelFormat: pixelFormat, alphaMode: alphaMode,
+              durationMilliseconds: durationMilliseconds, index: index, color: color, storage: storage)
     }
 
     public var hasAlpha: Bool { alphaMode != .none }

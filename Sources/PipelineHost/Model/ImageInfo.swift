@@ -13,4 +13,6 @@ public struct ImageInfo: Sendable, Codable, Equatable {
     public var details: String
     /// The coder that read it.
     public var coderID: String
+    /// What the source says about its colour; nil when it says nothing (sRGB).
+    public var color: ColorDescription? = nil
 }

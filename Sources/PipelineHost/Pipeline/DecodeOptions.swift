@@ -86,11 +86,15 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
     public var sourceURL: String?
     /// Password for encrypted documents. Default nil.
     public var password: String?
+    /// The colour space of the result. Default `.srgb`: sources with ICC profiles, CICP or PNG colour chunks are
+    /// converted (HDR tone-mapped), so untagged outputs look right everywhere.
+    public var colorOutput: ColorOutput
 
     public init(thumbnailSize: PixelSize? = nil, scaleMode: ScaleMode = .fit, pageIndex: Int = 0, frameIndex: Int = 0,
                 firstFrameOnly: Bool = false, tint: RGBAColor? = nil, template: Bool = false, allowUpscale: Bool = false,
                 highBitDepth: Bool = false, transparentBackground: Bool = false, ignoreOrientation: Bool = false,
-                threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil) {
+                threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil,
+                colorOutput: ColorOutput = .srgb) {
         self.thumbnailSize = thumbnailSize
         self.scaleMode = scaleMode
         self.pageIndex = pageIndex
@@ -106,6 +110,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         self.limits = limits
         self.sourceURL = sourceURL
         self.password = password
+        self.colorOutput = colorOutput
     }
 
     /// Calls `body` with the C options; the C strings live for the duration of the call.

@@ -11,7 +11,8 @@ public struct ImageCacheKey: Sendable, Hashable, CustomStringConvertible {
         let url = filter(request.url)
         let o = request.options
         dataKey = "ip1|data|" + url
-        var parts = ["ip1", "image", url]
+        // ip2: results are colour-converted since the colour stage (ip1 results were not).
+        var parts = ["ip2", "image", url]
         if let size = o.thumbnailSize { parts.append("size=\(size)"); parts.append("mode=\(o.scaleMode.rawValue)") }
         if o.pageIndex != 0 { parts.append("page=\(o.pageIndex)") }
         if o.frameIndex != 0 { parts.append("frame=\(o.frameIndex)") }
@@ -22,12 +23,13 @@ public struct ImageCacheKey: Sendable, Hashable, CustomStringConvertible {
         if o.transparentBackground { parts.append("transparent") }
         if o.ignoreOrientation { parts.append("no-orientation") }
         if o.firstFrameOnly { parts.append("first-frame") }
+        if o.colorOutput != .srgb { parts.append("color=\(o.colorOutput.rawValue)") }
         for transformer in request.transformers { parts.append("t=" + transformer.identifier) }
         imageKey = parts.joined(separator: "|")
     }
 
     /// True when the result is the plain decode of the original (nothing derived to cache separately on disk).
-    var isPlainDecode: Bool { imageKey == "ip1|image|" + dataKey.dropFirst("ip1|data|".count) }
+    var isPlainDecode: Bool { imageKey == "ip2|image|" + dataKey.dropFirst("ip1|data|".count) }
 
     public var description: String { imageKey }
 }

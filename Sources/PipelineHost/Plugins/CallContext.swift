@@ -56,6 +56,40 @@ final class CallContext: Sendable {
         return (raw.assumingMemoryBound(to: UInt8.self), stride)
     }
 
+    /// Allocates `count` bytes for data a result will point to (an ICC profile), under the memory budget.
+    func allocate(bytes count: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard count > 0, count <= Self.maxByteAllocation else { return nil }
+        let withinBudget = accounting.withLock { state -> Bool in
+            guard (try? limits.checkMemory(holding: state.held, adding: count)) != nil else {
+                state.refused = state.held + count
+                return false
+            }
+            state.held += count
+            return true
+        }
+        guard withinBudget else { return nil }
+        guard let raw = malloc(count) else {
+            accounting.withLock { $0.held -= count }
+            return nil
+        }
+        buffers.withLock { $0[UInt(bitPattern: raw)] = count }
+        return raw.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Largest single `alloc_bytes` request: ICC profiles are kilobytes; a few camera profiles reach megabytes.
+    static let maxByteAllocation = 64 << 20
+
+    /// Copies `count` bytes of a buffer from `allocate(bytes:)` into an array and frees it; nil when the pointer is
+    /// not one of this call's buffers or `count` overruns it.
+    func takeBytes(_ pointer: UnsafeMutablePointer<UInt8>?, count: Int) -> [UInt8]? {
+        guard let pointer, count >= 0 else { return nil }
+        let size = buffers.withLock { $0[UInt(bitPattern: pointer)] }
+        guard let size, count <= size else { return nil }
+        let bytes = Array(UnsafeBufferPointer(start: pointer, count: count))
+        release(UnsafeMutableRawPointer(pointer))
+        return bytes
+    }
+
     /// The error to report instead of the plugin's when the memory budget refused one of its allocations: the
     /// plugin only saw NULL, so its own message ("out of memory") would blame the machine.
     var budgetRefusal: PipelineError? {

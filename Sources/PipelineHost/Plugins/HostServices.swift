@@ -1,6 +1,7 @@
 import PluginAPI
 
-/// The `ip_host` table every plugin receives in `init`: allocation within limits, cancellation, logging.
+/// The `ip_host` table every plugin receives in `init`: allocation within limits, cancellation, logging, and
+/// byte buffers for data a result points to (ICC profiles).
 ///
 /// A process-lifetime constant: plugins keep the pointer for as long as they live, which is the process.
 enum HostServices {
@@ -38,6 +39,10 @@ enum HostServices {
                 let id = pluginID.map { String(cString: $0) } ?? "?"
                 let text = message.map { String(cString: $0) } ?? ""
                 HostLog.write(level: level, source: id, message: text)
+            },
+            alloc_bytes: { call, size in
+                guard let context = CallContext.from(call), size <= Int.max else { return nil }
+                return context.allocate(bytes: Int(size))
             }))
         return UnsafePointer(pointer)
     }()

@@ -2,8 +2,8 @@ import PipelineHost
 
 /// The decode options shared by `info` and `render`.
 enum DecodeArguments {
-    static let valued: Set<String> = ["size", "mode", "tint", "page", "frame", "password", "max-pixels", "max-memory", "threads"]
-    static let flags: Set<String> = ["template", "upscale", "transparent", "high-bit-depth", "first-frame-only", "no-orientation"]
+    static let valued: Set<String> = ["size", "mode", "tint", "page", "frame", "password", "max-pixels", "max-memory", "threads", "colorspace"]
+    static let flags: Set<String> = ["template", "upscale", "transparent", "high-bit-depth", "first-frame-only", "no-orientation", "keep-profile"]
 
     static let helpText = """
         Decode options:
@@ -18,6 +18,11 @@ enum DecodeArguments {
           --transparent       documents: transparent instead of white page background
           --high-bit-depth    16-bit output for sources with more than 8 bits per channel
           --no-orientation    do not apply EXIF/irot/imir orientation
+          --colorspace SPACE  srgb (default): convert from the source's ICC profile, CICP or PNG colour chunks to sRGB
+                              (PQ/HLG HDR tone-mapped to SDR); p3: convert to Display P3 and embed its profile;
+                              keep: leave the pixels as they are and embed the source's profile (or write its CICP in
+                              AVIF/HEIF, so 10-bit PQ stays PQ)
+          --keep-profile      the same as --colorspace keep
           --password TEXT     password of an encrypted document
           --max-pixels N      refuse decodes, outputs and intermediates larger than N pixels (default 268435456)
           --max-memory SIZE   pixel memory one request may hold: decoded, intermediate and output buffers, and the
@@ -55,7 +60,26 @@ enum DecodeArguments {
         if let maxPixels = try args.int("max-pixels", range: 1...Int(Int32.max) * 64) { options.limits.maxPixels = maxPixels }
         if let budget = try memorySize(args) { options.limits.maxMemoryBytes = budget }
         options.threads = try args.int("threads", range: 0...256) ?? 0
+        options.colorOutput = try colorOutput(args)
         return options
+    }
+
+    /// `--colorspace srgb|p3|keep` or `--keep-profile` (not both with different meanings).
+    static func colorOutput(_ args: Arguments) throws -> ColorOutput {
+        var output = ColorOutput.srgb
+        if let text = args.value("colorspace") {
+            guard let parsed = ColorOutput(rawValue: text.lowercased()) ?? (text.lowercased() == "display-p3" ? .displayP3 : nil) else {
+                throw UsageError("--colorspace must be srgb, p3 or keep, not '\(text)'")
+            }
+            output = parsed
+        }
+        if args.flag("keep-profile") {
+            if args.value("colorspace") != nil, output != .keep {
+                throw UsageError("--keep-profile contradicts --colorspace \(output.rawValue)")
+            }
+            output = .keep
+        }
+        return output
     }
 
     /// `--max-memory`: bytes, or a number with K, M or G (powers of 1024), at least 1 MiB.

@@ -3,7 +3,7 @@ import PipelineHost
 /// `imagepipe info`: what a source is, without decoding its pixels.
 enum InfoCommand: Command {
     static let name = "info"
-    static let summary = "show format, size, frames/pages, alpha, bit depth and the coder chosen"
+    static let summary = "show format, size, frames/pages, alpha, bit depth, colour and the coder chosen"
     static let help = """
         Usage: imagepipe info <url-or-path> [--json] [--page N] [--password TEXT] [--plugin-dir DIR]...
 
@@ -47,6 +47,7 @@ enum InfoCommand: Command {
         rows += [
             ("alpha", info.hasAlpha ? "yes" : "no"),
             ("bit depth", String(info.bitDepth)),
+            ("colour", info.color?.summary ?? ColorDescription().summary),
             ("details", info.details),
             ("coder", info.coderID),
         ]

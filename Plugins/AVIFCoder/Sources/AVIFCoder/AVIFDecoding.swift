@@ -24,6 +24,7 @@ enum AVIFDecoding {
         info.loop_count = -1
         info.bit_depth = image.depth
         info.has_alpha = session.alphaPresent ? 1 : 0
+        AVIFColor.facts(image).write(into: &info, call: view.call)
         setInfoStrings(&info, format: "avif", details: details(session, geometry))
         ABIStruct.write(info, to: target)
     }
@@ -59,12 +60,14 @@ enum AVIFDecoding {
         ABIStruct.write(image, to: target)
     }
 
-    /// The current frame of `session` as a host image (RGBA16 only when asked and the source has > 8 bits).
+    /// The current frame of `session` as a host image with its colour facts (RGBA16 when asked, or for PQ/HLG, and the
+/// source has > 8 bits).
     static func frame(_ session: AVIFDecoderSession, view: DecodeRequestView, call: OpaquePointer?) throws -> ip_image {
         let decoded = session.image
         let geometry = AVIFGeometry(decoded.pointee, applyOrientation: !view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION)))
-        let sixteenBit = view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) && decoded.pointee.depth > 8
+        let sixteenBit = (view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) || AVIFColor.isHDR(decoded.pointee)) && decoded.pointee.depth > 8
         var image = try AVIFRendering.render(decoded, geometry: geometry, sixteenBit: sixteenBit, view: view, call: call)
+        AVIFColor.facts(decoded.pointee).write(into: &image, call: call)
         image.duration_ms = session.frameDurationMilliseconds
         image.index = UInt32(max(0, session.imageIndex))
         return image

@@ -66,12 +66,14 @@ enum AVIFEncoding {
         guard let image = avifImageCreate(frame.width, frame.height, depth, settings.yuvFormat) else {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libavif could not create a \(frame.width)x\(frame.height) image")
         }
-        // sRGB as avifenc writes it: BT.709 primaries, sRGB transfer, BT.601 matrix (identity when lossless).
+        // sRGB as avifenc writes it: BT.709 primaries, sRGB transfer, BT.601 matrix (identity when lossless), unless
+        // the frame states its own colour (a kept profile or CICP).
         image.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_BT709)
         image.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
         image.pointee.matrixCoefficients = avifMatrixCoefficients(
             settings.lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY : AVIF_MATRIX_COEFFICIENTS_BT601)
         image.pointee.yuvRange = AVIF_RANGE_FULL
+        AVIFColor.apply(ColorFacts(encoding: frame), to: image)
         let premultiplied = writeAlpha && frame.alpha_mode == IP_ALPHA_PREMULTIPLIED
         // A premultiplied input is stored premultiplied (with the prem box), so nothing is lost to un-premultiplying.
         image.pointee.alphaPremultiplied = premultiplied ? AVIF_TRUE : AVIF_FALSE

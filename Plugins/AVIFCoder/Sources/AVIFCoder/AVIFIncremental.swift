@@ -180,9 +180,11 @@ final class AVIFIncrementalDecoder {
         let sixteenBit = view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH))
         if layered {
             guard let bestLayer else { return nil }
-            return try AVIFRendering.render(
+            var image = try AVIFRendering.render(
                 bestLayer, geometry: AVIFGeometry(bestLayer.pointee, applyOrientation: orient),
-                sixteenBit: sixteenBit && bestLayer.pointee.depth > 8, view: view, call: view.call)
+                sixteenBit: (sixteenBit || AVIFColor.isHDR(bestLayer.pointee)) && bestLayer.pointee.depth > 8, view: view, call: view.call)
+            AVIFColor.facts(bestLayer.pointee).write(into: &image, call: view.call)
+            return image
         }
         if complete {
             var image = try AVIFDecoding.frame(session, view: view, call: view.call)
@@ -192,8 +194,10 @@ final class AVIFIncrementalDecoder {
         let image = session.image
         let rows = Int(avifDecoderDecodedRowCount(session.decoder))
         guard rows > 0 else { return nil }
-        return try AVIFPartialRendering.render(
+        var partial = try AVIFPartialRendering.render(
             image, rows: rows, geometry: AVIFGeometry(image.pointee, applyOrientation: orient),
-            sixteenBit: sixteenBit && image.pointee.depth > 8, view: view, call: view.call)
+            sixteenBit: (sixteenBit || AVIFColor.isHDR(image.pointee)) && image.pointee.depth > 8, view: view, call: view.call)
+        if partial != nil { AVIFColor.facts(image.pointee).write(into: &partial!, call: view.call) }
+        return partial
     }
 }

@@ -24,6 +24,7 @@ enum HEIFDecoding {
         result.loop_count = -1
         result.bit_depth = UInt32(clamping: max(image.lumaBits, 1))
         result.has_alpha = image.hasAlpha ? 1 : 0
+        HEIFColor.facts(image.raw).write(into: &result, call: view.call)
         // A thumbnail libheif cannot open is left out, as decode() would leave it unused.
         let thumbnails = (try? image.thumbnails()) ?? []
         var details = [
@@ -64,7 +65,8 @@ enum HEIFDecoding {
             throw PluginFailure.invalidData("the image has no size (\(size.width)x\(size.height)): its 'ispe' box is missing or zero")
         }
         // The output format follows the image, not the thumbnail, so both paths return the same kind of pixels.
-        let wide = view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) && image.lumaBits > 8
+        let color = HEIFColor.facts(image.raw)
+        let wide = (view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) || HEIFColor.isHDR(color)) && image.lumaBits > 8
 
         if let thumbnail = ThumbnailChoice.choose(
             for: image, size: size, thumbnails: (try? image.thumbnails()) ?? [], request: view, ignoringTransformations: ignore)
@@ -74,6 +76,7 @@ enum HEIFDecoding {
                 Host.log(IP_LOG_DEBUG, HEIFCoder.pluginID,
                          "decoded embedded thumbnail \(thumbnail.width)x\(thumbnail.height) instead of \(size.width)x\(size.height) for a \(view.options.thumbnail_width)x\(view.options.thumbnail_height) request")
                 result.index = UInt32(page)
+                color.write(into: &result, call: view.call)
                 ABIStruct.write(result, to: output)
                 return
             } catch let failure as PluginFailure where failure.status != ip_status(IP_STATUS_CANCELLED) {
@@ -83,6 +86,7 @@ enum HEIFDecoding {
         }
         var result = try render(image, size: size, wide: wide, view: view)
         result.index = UInt32(page)
+        color.write(into: &result, call: view.call)
         ABIStruct.write(result, to: output)
     }
 

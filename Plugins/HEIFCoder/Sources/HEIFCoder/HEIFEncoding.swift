@@ -48,7 +48,17 @@ enum HEIFEncoding {
             let image = try HEIFImageBuilder.make(from: frame, bits: bits, call: call)
             defer { heif_image_release(image) }
             // libheif 1.15 converts RGB → YCbCr with the input image's profile, so the identity matrix goes there too.
-            if let nclx { try HEIFFailure.check(heif_image_set_nclx_color_profile(image, nclx), "setting the colour profile") }
+            let stated = try HEIFColor.apply(ColorFacts(encoding: frame), to: image)
+            defer { if let stated { heif_nclx_color_profile_free(stated) } }
+            if let nclx, let stated {
+                nclx.pointee.color_primaries = stated.pointee.color_primaries
+                nclx.pointee.transfer_characteristics = stated.pointee.transfer_characteristics
+            }
+            // A frame's own CICP (a kept PQ image) is written as it is; otherwise sRGB (or the lossless identity).
+            encoding.pointee.output_nclx_profile = nclx ?? stated
+            if let profile = nclx ?? stated {
+                try HEIFFailure.check(heif_image_set_nclx_color_profile(image, profile), "setting the colour profile")
+            }
             encoding.pointee.save_alpha_channel = frame.alpha_mode == IP_ALPHA_NONE ? 0 : 1
             try HEIFFailure.check(heif_context_encode_image(context, image, encoder, encoding, nil), "encoding frame \(index)")
         }

@@ -166,10 +166,14 @@ static void read_rows(jpegc_reader *reader, const jpegc_decode_params *params) {
     int cmyk = cinfo->out_color_space == JCS_CMYK;
     int direct = !cmyk && (params->orientation <= 1 || params->orientation > 8);
     JSAMPARRAY scratch = NULL;
+    JSAMPARRAY converted = NULL;
     if (!direct) {
         /* From libjpeg's image pool: freed with the session, also after a longjmp. */
         scratch = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
                                               cinfo->output_width * (JDIMENSION)cinfo->output_components, 1);
+    }
+    if (cmyk && params->cmyk_transform != NULL) {
+        converted = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, cinfo->output_width * 4, 1);
     }
     while (cinfo->output_scanline < cinfo->output_height) {
         uint32_t y = cinfo->output_scanline;
@@ -184,7 +188,10 @@ static void read_rows(jpegc_reader *reader, const jpegc_decode_params *params) {
         if (direct) continue;
         jpegc_row_target target = jpegc_row_target_for(params->pixels, params->stride, params->out_width,
                                                        params->out_height, params->orientation, y);
-        if (cmyk) {
+        if (cmyk && converted != NULL) {
+            jpegc_cmyk_transform_row(params->cmyk_transform, scratch[0], converted[0], cinfo->output_width);
+            jpegc_place_rgba_row(converted[0], cinfo->output_width, target);
+        } else if (cmyk) {
             jpegc_place_cmyk_row(scratch[0], cinfo->output_width, cinfo->saw_Adobe_marker, target);
         } else {
             jpegc_place_rgba_row(scratch[0], cinfo->output_width, target);

@@ -136,6 +136,9 @@ ip_status jpegc_encode(const jpegc_encode_params *params, ip_message message) {
     if (params->progressive) jpeg_simple_progression(cinfo);
     JSAMPARRAY row = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, params->width * 3, 1);
     jpeg_start_compress(cinfo, TRUE);
+    if (params->icc_profile != NULL && params->icc_size > 0) {
+        jpeg_write_icc_profile(cinfo, params->icc_profile, params->icc_size);
+    }
     while (cinfo->next_scanline < cinfo->image_height) {
         uint32_t y = cinfo->next_scanline;
         if (y % 16 == 0 && params->cancelled != NULL && params->cancelled(params->cancel_context)) {

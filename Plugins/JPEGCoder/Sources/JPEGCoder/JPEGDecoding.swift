@@ -25,6 +25,8 @@ enum JPEGDecoding {
         info.loop_count = -1
         info.bit_depth = UInt32(header.precision)
         info.has_alpha = 0
+        let color = JPEGColor(data: view.data, header: header)
+        color.reportedFacts.write(into: &info, call: view.call)
         setInfoStrings(&info, format: "jpeg", details: header.details)
         ABIStruct.write(info, to: target)
     }
@@ -74,12 +76,15 @@ enum JPEGDecoding {
         let (width, height) = jpegc_info.transposes(orientation) ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
         var image = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)
         guard let pixels = image.pixels else { throw PluginFailure.internalError("host returned no pixels") }
+        let color = JPEGColor(data: view.data, header: header)
+        let cmykTransform = color.cmykTransform()
+        defer { jpegc_cmyk_transform_destroy(cmykTransform) }
         var parameters = jpegc_decode_params(
             data: view.data.baseAddress, size: view.data.count, expected: nil, scale_num: scale,
             orientation: orientation, pixels: pixels, out_width: UInt32(width), out_height: UInt32(height),
             stride: Int(image.stride), max_memory: maxMemory(view.options.limits),
             max_scans: UInt32(JPEGC_DEFAULT_MAX_SCANS), cancelled: CodecCall.cancellationCallback,
-            cancel_context: view.call.map { UnsafeMutableRawPointer($0) })
+            cancel_context: view.call.map { UnsafeMutableRawPointer($0) }, cmyk_transform: cmykTransform)
         try withUnsafePointer(to: &header) { expected in
             parameters.expected = expected
             if preview {
@@ -92,6 +97,8 @@ enum JPEGDecoding {
         image.alpha_mode = IP_ALPHA_NONE
         image.duration_ms = 0
         image.index = 0
+        // A CMYK file converted through its profile is sRGB now; otherwise the host converts from the profile.
+        if cmykTransform == nil { color.reportedFacts.write(into: &image, call: view.call) }
         return image
     }
 

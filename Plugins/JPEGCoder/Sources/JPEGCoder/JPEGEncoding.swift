@@ -21,6 +21,8 @@ enum JPEGEncoding {
         let image = frames.pointee
         let settings = try EncodeSettings(options)
         let (pixels, input16) = try EncodeInput.rgbaLayout(image, encoder: "JPEG")
+        let profile = ColorFacts(encoding: image).icc ?? []
+        try profile.withUnsafeBufferPointer { icc in
         var parameters = jpegc_encode_params(
             pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
             input16: input16 ? 1 : 0,
@@ -29,10 +31,12 @@ enum JPEGEncoding {
             progressive: settings.progressive ? 1 : 0,
             full_chroma: settings.quality >= fullChromaQuality ? 1 : 0,
             optimize_coding: settings.speed >= 8 ? 0 : 1,
+            icc_profile: icc.isEmpty ? nil : icc.baseAddress, icc_size: UInt32(icc.count),
             sink: sink,
             cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
         try codecCall { message in jpegc_encode(&parameters, message) }
+        }
     }
 }
 

@@ -146,7 +146,8 @@ final class DirectCoder: @unchecked Sendable {
             },
             free_pixels: { _, _ in },
             is_cancelled: { _ in 0 },
-            log: { _, _, _ in }))
+            log: { _, _, _ in },
+            alloc_bytes: { _, _ in nil }))  // no colour facts from this minimal host
         return UnsafePointer(table)
     }()
 }

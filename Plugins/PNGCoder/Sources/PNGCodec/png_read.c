@@ -30,13 +30,13 @@ typedef struct pngc_reader {
     int image_complete;
 } pngc_reader;
 
-/* Ancillary chunks we never use; libpng skips them without parsing or allocating (no colour management,
- * no text, no physical size). */
+/* Ancillary chunks we never use; libpng skips them without parsing or allocating (no text, no physical size).
+ * The colour chunks (iCCP, sRGB, gAMA, cHRM) are read: the host converts colour from what they state. */
 static const png_byte ignored_chunks[] = {
-    'b', 'K', 'G', 'D', '\0', 'c', 'H', 'R', 'M', '\0', 'e', 'X', 'I', 'f', '\0', 'g', 'A', 'M', 'A', '\0',
-    'h', 'I', 'S', 'T', '\0', 'i', 'C', 'C', 'P', '\0', 'i', 'T', 'X', 't', '\0', 'o', 'F', 'F', 's', '\0',
+    'b', 'K', 'G', 'D', '\0', 'e', 'X', 'I', 'f', '\0',
+    'h', 'I', 'S', 'T', '\0', 'i', 'T', 'X', 't', '\0', 'o', 'F', 'F', 's', '\0',
     'p', 'C', 'A', 'L', '\0', 'p', 'H', 'Y', 's', '\0', 's', 'B', 'I', 'T', '\0', 's', 'C', 'A', 'L', '\0',
-    's', 'P', 'L', 'T', '\0', 's', 'R', 'G', 'B', '\0', 't', 'E', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0',
+    's', 'P', 'L', 'T', '\0', 't', 'E', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0',
     'z', 'T', 'X', 't', '\0',
 };
 
@@ -124,6 +124,51 @@ static void reader_configure(pngc_reader *reader, png_uint_32 max_width, png_uin
                                 (int)(sizeof ignored_chunks / 5));
 }
 
+/* The colour chunks libpng accepted. The profile is copied (libpng frees its own with the reader). */
+static void reader_fill_color(const pngc_reader *reader, pngc_info *info) {
+    png_structp png = reader->png;
+    png_inforp pinfo = reader->info;
+    info->color_flags = 0;
+    info->icc_profile = NULL;
+    info->icc_size = 0;
+    png_charp name = NULL;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    int compression = 0;
+    if (png_get_iCCP(png, pinfo, &name, &compression, &profile, &length) == PNG_INFO_iCCP && profile != NULL && length > 0) {
+        info->icc_profile = malloc(length);
+        if (info->icc_profile != NULL) {
+            memcpy(info->icc_profile, profile, length);
+            info->icc_size = length;
+            info->color_flags |= IP_COLOR_ICC;
+        }
+    }
+    int intent = 0;
+    if (png_get_sRGB(png, pinfo, &intent) == PNG_INFO_sRGB) info->color_flags |= IP_COLOR_SRGB;
+    png_fixed_point gamma = 0;
+    if (png_get_gAMA_fixed(png, pinfo, &gamma) == PNG_INFO_gAMA && gamma > 0) {
+        info->gamma = (uint32_t)gamma;
+        info->color_flags |= IP_COLOR_GAMMA;
+    }
+    png_fixed_point c[8] = {0};
+    if (png_get_cHRM_fixed(png, pinfo, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]) == PNG_INFO_cHRM) {
+        int valid = 1;
+        for (int i = 0; i < 8; i++) {
+            if (c[i] <= 0) valid = 0;
+            info->chromaticities[i] = c[i] > 0 ? (uint32_t)c[i] : 0;
+        }
+        if (valid) info->color_flags |= IP_COLOR_CHROMATICITIES;
+    }
+}
+
+void pngc_info_release(pngc_info *info) {
+    if (info == NULL) return;
+    free(info->icc_profile);
+    info->icc_profile = NULL;
+    info->icc_size = 0;
+    info->color_flags &= ~(uint32_t)IP_COLOR_ICC;
+}
+
 static void reader_fill_info(const pngc_reader *reader, pngc_info *info) {
     memset(info, 0, sizeof *info);
     info->width = png_get_image_width(reader->png, reader->info);
@@ -132,6 +177,7 @@ static void reader_fill_info(const pngc_reader *reader, pngc_info *info) {
     info->color_type = png_get_color_type(reader->png, reader->info);
     info->interlaced = png_get_interlace_type(reader->png, reader->info) != PNG_INTERLACE_NONE;
     info->has_trns = png_get_valid(reader->png, reader->info, PNG_INFO_tRNS) != 0;
+    reader_fill_color(reader, info);
 }
 
 ip_status pngc_probe(const uint8_t *data, size_t size, pngc_info *info, ip_message message) {
@@ -211,6 +257,7 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
     png_read_info(reader->png, reader->info);
     pngc_info found;
     reader_fill_info(reader, &found);
+    pngc_info_release(&found); /* only the size is compared; the caller has the colour facts from its probe */
     if (found.width != expected->width || found.height != expected->height) {
         pngc_message(message, "PNG header changed between probe and decode");
         reader_destroy(reader);

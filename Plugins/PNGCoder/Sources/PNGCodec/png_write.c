@@ -95,6 +95,10 @@ ip_status pngc_encode_libpng(const pngc_encode_params *params, ip_message messag
     if (params->fast_filters) png_set_filter(writer->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
     /* Fewer, larger IDAT chunks: fewer calls into the host's sink. */
     png_set_compression_buffer_size(writer->png, 64u * 1024u);
+    if (params->icc_profile != NULL && params->icc_size > 0) {
+        png_set_iCCP(writer->png, writer->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, params->icc_profile,
+                     params->icc_size);
+    }
     png_write_info(writer->png, writer->info);
     int passes = png_set_interlace_handling(writer->png);
     /* Interlaced output: libpng picks each pass's pixels out of full rows, so every pass sees every row. */

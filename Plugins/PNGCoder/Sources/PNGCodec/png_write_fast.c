@@ -77,7 +77,29 @@ static ip_status write_chunk(const ip_byte_sink *sink, const char type[4], const
     return status;
 }
 
-/* Signature and IHDR (section 11.2.2): compression method 0, filter method 0, no interlace. */
+/* iCCP (section 11.3.2.3): the profile name, a NUL, compression method 0, the zlib-compressed profile. */
+static ip_status write_iccp(const pngc_encode_params *p) {
+    static const char name[] = "ICC profile";
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(9);
+    if (compressor == NULL) return IP_STATUS_NO_MEMORY;
+    size_t bound = libdeflate_zlib_compress_bound(compressor, p->icc_size);
+    size_t header = sizeof name + 1; /* name with its NUL, then the method byte */
+    uint8_t *chunk = malloc(header + bound);
+    if (chunk == NULL) {
+        libdeflate_free_compressor(compressor);
+        return IP_STATUS_NO_MEMORY;
+    }
+    memcpy(chunk, name, sizeof name);
+    chunk[sizeof name] = 0;
+    size_t size = libdeflate_zlib_compress(compressor, p->icc_profile, p->icc_size, chunk + header, bound);
+    libdeflate_free_compressor(compressor);
+    ip_status status = size == 0 || header + size > 0x7FFFFFFFu ? IP_STATUS_INTERNAL
+                                                                : write_chunk(p->sink, "iCCP", chunk, (uint32_t)(header + size));
+    free(chunk);
+    return status;
+}
+
+/* Signature and IHDR (section 11.2.2): compression method 0, filter method 0, no interlace; iCCP when given. */
 static ip_status write_header(const pngc_encode_params *p) {
     ip_status status = p->sink->write(p->sink->context, png_signature, sizeof png_signature);
     if (status != IP_STATUS_OK) return status;
@@ -89,7 +111,9 @@ static ip_status write_header(const pngc_encode_params *p) {
     ihdr[10] = 0;
     ihdr[11] = 0;
     ihdr[12] = 0;
-    return write_chunk(p->sink, "IHDR", ihdr, sizeof ihdr);
+    status = write_chunk(p->sink, "IHDR", ihdr, sizeof ihdr);
+    if (status != IP_STATUS_OK || p->icc_profile == NULL || p->icc_size == 0) return status;
+    return write_iccp(p);
 }
 
 /* Allocates the buffers of w; returns 0 with a message when memory runs out (or the sizes overflow). */

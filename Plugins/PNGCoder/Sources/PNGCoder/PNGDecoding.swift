@@ -11,7 +11,8 @@ enum PNGDecoding {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
         try view.checkInputSize()
-        let header = try readHeader(view.data)
+        var header = try readHeader(view.data)
+        defer { pngc_info_release(&header) }
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
         info.width = header.width
@@ -21,6 +22,12 @@ enum PNGDecoding {
         info.loop_count = -1
         info.bit_depth = UInt32(header.channelBitDepth)
         info.has_alpha = header.hasAlpha ? 1 : 0
+        let color = colorImage(header, call: view.call)
+        info.color_flags = color.color_flags
+        info.icc_profile = color.icc_profile
+        info.icc_size = color.icc_size
+        info.gamma = color.gamma
+        info.chromaticities = color.chromaticities
         setInfoStrings(&info, format: "png", details: header.details)
         ABIStruct.write(info, to: target)
     }
@@ -33,6 +40,7 @@ enum PNGDecoding {
         if view.options.page_index > 0 { throw PluginFailure.notFound("a PNG has one page; page \(view.options.page_index) asked") }
         if view.options.frame_index > 0 { throw PluginFailure.notFound("a PNG has one frame; frame \(view.options.frame_index) asked") }
         var header = try readHeader(view.data)
+        defer { pngc_info_release(&header) }
         let width = Int(header.width), height = Int(header.height)
         // Limits first: nothing has been allocated yet beyond libpng's header structs.
         try view.checkLimits(width: width, height: height)
@@ -54,7 +62,29 @@ enum PNGDecoding {
         image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
         image.duration_ms = 0
         image.index = 0
+        let color = colorImage(header, call: view.call)
+        image.color_flags = color.color_flags
+        image.icc_profile = color.icc_profile
+        image.icc_size = color.icc_size
+        image.gamma = color.gamma
+        image.chromaticities = color.chromaticities
         ABIStruct.write(image, to: target)
+    }
+
+    /// The colour chunks' facts in ABI form, the profile copied into host memory (left out if the host refuses).
+    private static func colorImage(_ header: pngc_info, call: OpaquePointer?) -> ip_image {
+        var image = ip_image()
+        image.color_flags = header.color_flags & ~UInt32(IP_COLOR_ICC)
+        if header.color_flags & UInt32(IP_COLOR_ICC) != 0, let profile = header.icc_profile, header.icc_size > 0,
+           let buffer = Host.allocateBytes(call, count: Int(header.icc_size)) {
+            buffer.update(from: profile, count: Int(header.icc_size))
+            image.icc_profile = buffer
+            image.icc_size = header.icc_size
+            image.color_flags |= UInt32(IP_COLOR_ICC)
+        }
+        image.gamma = header.gamma
+        image.chromaticities = header.chromaticities
+        return image
     }
 
     private static func readHeader(_ data: UnsafeBufferPointer<UInt8>) throws -> pngc_info {

@@ -26,6 +26,8 @@ enum PNGEncoding {
         default: throw PluginFailure.unsupported("the PNG encoder writes 8 or 16 bits per channel, not \(settings.bitDepth)")
         }
         try EncodeInput.checkRowFitsStride(image, sixteenBit: input16)
+        let profile = ColorFacts(encoding: image).icc ?? []
+        try profile.withUnsafeBufferPointer { icc in
         var parameters = pngc_encode_params(
             pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
             input16: input16 ? 1 : 0,
@@ -36,10 +38,12 @@ enum PNGEncoding {
             fast_filters: settings.speed >= 8 ? 1 : 0,
             interlace: settings.progressive ? 1 : 0,
             speed: Int32(settings.speed),
+            icc_profile: icc.isEmpty ? nil : icc.baseAddress, icc_size: UInt32(icc.count),
             sink: sink,
             cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
         try codecCall { message in pngc_encode(&parameters, message) }
+        }
     }
 }
 

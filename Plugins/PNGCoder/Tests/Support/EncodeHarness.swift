@@ -112,7 +112,8 @@ enum EncodeHarness {
                 defer { state.polls += 1 }
                 return state.polls >= state.behaviour.cancelAtPoll ? 1 : 0
             },
-            log: { _, _, _ in }))
+            log: { _, _, _ in },
+            alloc_bytes: { _, _ in nil }))  // no colour facts from this minimal host
         return UnsafePointer(table)
     }()
 }

@@ -18,6 +18,7 @@ enum WebPDecoding {
         result.loop_count = inspection.loopCount
         result.bit_depth = 8
         result.has_alpha = inspection.hasAlpha ? 1 : 0
+        ColorFacts(icc: inspection.iccProfile).write(into: &result, call: view.call)
         setInfoStrings(&result, format: "webp", details: inspection.details)
         ABIStruct.write(result, to: info)
     }
@@ -31,7 +32,7 @@ enum WebPDecoding {
         try view.requireSinglePage("a WebP")
         let wanted = try view.requestedFrame()
         let inspection = try WebPInspection(view.data, limits: view.options.limits)
-        let output: ip_image
+        var output: ip_image
         if inspection.isAnimated {
             output = try decodeFrame(wanted, view, inspection)
         } else {
@@ -41,6 +42,7 @@ enum WebPDecoding {
             let size = WebPScaling.decodeSize(width: inspection.width, height: inspection.height, options: view.options)
             output = try WebPStill.decode(view.data, inspection: inspection, size: size, threads: view.options.threads, call: view.call)
         }
+        ColorFacts(icc: inspection.iccProfile).write(into: &output, call: view.call)
         ABIStruct.write(output, to: image)
     }
 

@@ -30,11 +30,14 @@ enum WebPEncoding {
         }
         var config = try settings.config()
         let output = WebPOutput(sink: sink, call: call)
+        let icc = ColorFacts(encoding: frames[0]).icc
         try withExtendedLifetime(output) {
-            if count == 1 {
+            if count == 1, let icc {
+                try encodeStillWithProfile(frames[0], icc: icc, config: &config, output: output)
+            } else if count == 1 {
                 try encodeStill(frames[0], config: &config, output: output)
             } else {
-                try encodeAnimation(frames, count: Int(count), config: &config, loopCount: settings.loopCount, output: output)
+                try encodeAnimation(frames, count: Int(count), config: &config, loopCount: settings.loopCount, icc: icc, output: output)
             }
         }
     }
@@ -52,8 +55,31 @@ enum WebPEncoding {
         }
     }
 
+    /// A still image with an ICCP chunk: encoded into memory, then given the chunk by libwebpmux (the direct path
+    /// streams VP8/VP8L bytes to the sink and has no room for a VP8X header before them).
+    private static func encodeStillWithProfile(_ image: ip_image, icc: [UInt8], config: inout WebPConfig,
+                                               output: WebPOutput) throws {
+        var picture = try makePicture(image, lossless: config.lossless != 0)
+        defer { WebPPictureFree(&picture) }
+        var memory = WebPMemoryWriter()
+        WebPMemoryWriterInit(&memory)
+        defer { WebPMemoryWriterClear(&memory) }
+        try withUnsafeMutablePointer(to: &memory) { writer in
+            picture.writer = WebPMemoryWrite
+            picture.custom_ptr = UnsafeMutableRawPointer(writer)
+            picture.progress_hook = webpProgressInMemory
+            picture.user_data = output.context
+            if WebPEncode(&config, &picture) == 0 {
+                if picture.error_code == VP8_ENC_ERROR_USER_ABORT { throw PluginFailure.cancelled }
+                throw PluginFailure.internalError("libwebp could not encode the image (error \(picture.error_code.rawValue))")
+            }
+        }
+        var encoded = WebPData(bytes: memory.mem, size: memory.size)
+        try WebPProfileChunk.write(&encoded, icc: icc, output: output)
+    }
+
     private static func encodeAnimation(_ frames: UnsafePointer<ip_image>, count: Int, config: inout WebPConfig,
-                                        loopCount: UInt32, output: WebPOutput) throws {
+                                        loopCount: UInt32, icc: [UInt8]?, output: WebPOutput) throws {
         var options = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&options) != 0 else { throw PluginFailure.internalError("libwebpmux version mismatch") }
         options.anim_params.loop_count = Int32(min(loopCount, 65535))
@@ -83,7 +109,11 @@ enum WebPEncoding {
             throw PluginFailure.internalError("libwebpmux could not assemble the animation: \(animationError(encoder))")
         }
         defer { WebPDataClear(&data) }
-        try output.write(UnsafeBufferPointer(start: data.bytes, count: data.size))
+        if let icc {
+            try WebPProfileChunk.write(&data, icc: icc, output: output)
+        } else {
+            try output.write(UnsafeBufferPointer(start: data.bytes, count: data.size))
+        }
     }
 
     /// A picture holding a straight-RGBA copy of `image` (ARGB internally, as both encoders want for alpha and

@@ -47,7 +47,7 @@ final class WebPFrameIterator {
         guard let target else { throw PluginFailure.internalError("NULL frame") }
         guard !finished else { return ip_status(IP_STATUS_END) }
         do {
-            let output: ip_image
+            var output: ip_image
             if let animation {
                 guard let frame = try animation.next(call: call) else {
                     finished = true
@@ -61,6 +61,7 @@ final class WebPFrameIterator {
             }
             delivered += 1
             if firstFrameOnly { finished = true }
+            ColorFacts(icc: inspection.iccProfile).write(into: &output, call: call)
             ABIStruct.write(output, to: target)
             return ip_status(IP_STATUS_OK)
         } catch {

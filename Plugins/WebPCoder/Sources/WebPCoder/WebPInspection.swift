@@ -16,6 +16,8 @@ struct WebPInspection {
     var loopCount: Int32
     /// VP8X feature flags (ICC, EXIF, XMP, alpha, animation).
     var flags: UInt32
+    /// The ICCP chunk: the colour profile the pixels are in (the host converts from it).
+    var iccProfile: [UInt8]? = nil
 }
 
 extension WebPInspection {
@@ -45,6 +47,13 @@ extension WebPInspection {
                 frameCount = Int(WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT))
                 loopCount = Int32(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT))
             }
+            if flags & UInt32(ICCP_FLAG.rawValue) != 0 {
+                var chunk = WebPChunkIterator()
+                if WebPDemuxGetChunk(demux, "ICCP", 1, &chunk) != 0, chunk.chunk.size > 0, let bytes = chunk.chunk.bytes {
+                    iccProfile = Array(UnsafeBufferPointer(start: bytes, count: chunk.chunk.size))
+                }
+                WebPDemuxReleaseChunkIterator(&chunk)
+            }
         } else if isAnimated {
             // The demuxer needs every chunk; the features parser only the first ones.
             throw PluginFailure.truncated("the animated WebP is incomplete or malformed (its chunks cannot be read)")
@@ -63,7 +72,7 @@ extension WebPInspection {
             parts.append(format == 2 ? "lossless" : format == 1 ? "lossy" : "still")
         }
         if hasAlpha { parts.append("alpha") }
-        if flags & UInt32(ICCP_FLAG.rawValue) != 0 { parts.append("ICC profile (not applied)") }
+        if flags & UInt32(ICCP_FLAG.rawValue) != 0 { parts.append("ICC profile") }
         if flags & UInt32(EXIF_FLAG.rawValue) != 0 { parts.append("EXIF") }
         if flags & UInt32(XMP_FLAG.rawValue) != 0 { parts.append("XMP") }
         return parts.joined(separator: ", ")

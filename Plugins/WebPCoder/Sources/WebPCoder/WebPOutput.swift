@@ -16,6 +16,13 @@ let webpProgress: WebPProgressHook = { _, picture in
     return Host.isCancelled(output.call) ? 0 : 1
 }
 
+/// The same for an encode into memory, whose `custom_ptr` is libwebp's memory writer: the output is in `user_data`.
+let webpProgressInMemory: WebPProgressHook = { _, picture in
+    guard let picture, let context = picture.pointee.user_data else { return 1 }
+    let output = Unmanaged<WebPOutput>.fromOpaque(context).takeUnretainedValue()
+    return Host.isCancelled(output.call) ? 0 : 1
+}
+
 /// The host's sink and call seen from libwebp's callbacks. Remembers the sink's refusal so the encoder reports
 /// LIMIT_EXCEEDED / NO_MEMORY rather than a libwebp error.
 final class WebPOutput {
@@ -41,5 +48,23 @@ final class WebPOutput {
             self.failure = failure
             throw failure
         }
+    }
+}
+
+/// Adds an ICCP chunk to an encoded WebP (libwebpmux writes the VP8X header that announces it) and writes the
+/// result to the output.
+enum WebPProfileChunk {
+    static func write(_ encoded: inout WebPData, icc: [UInt8], output: WebPOutput) throws {
+        guard let mux = WebPMuxCreate(&encoded, 1) else { throw PluginFailure.internalError("libwebpmux could not read the encoded image") }
+        defer { WebPMuxDelete(mux) }
+        let status = icc.withUnsafeBufferPointer { bytes -> WebPMuxError in
+            var chunk = WebPData(bytes: bytes.baseAddress, size: bytes.count)
+            return WebPMuxSetChunk(mux, "ICCP", &chunk, 1)
+        }
+        guard status == WEBP_MUX_OK else { throw PluginFailure.internalError("libwebpmux could not add the ICC profile (error \(status.rawValue))") }
+        var assembled = WebPData()
+        guard WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK else { throw PluginFailure.internalError("libwebpmux could not assemble the file") }
+        defer { WebPDataClear(&assembled) }
+        try output.write(UnsafeBufferPointer(start: assembled.bytes, count: assembled.size))
     }
 }

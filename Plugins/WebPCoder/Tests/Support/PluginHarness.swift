@@ -149,7 +149,8 @@ final class IncrementalHarness {
             },
             free_pixels: { _, pixels in free(pixels) },
             is_cancelled: { _ in 0 },
-            log: { _, _, _ in }))
+            log: { _, _, _ in },
+            alloc_bytes: { _, _ in nil }))  // no colour facts from this minimal host
         hostTable = table
         return table
     }

@@ -47,6 +47,12 @@ typedef struct ip_host {
 
     /* Writes one line to the host's log. plugin_id and message are borrowed. [thread-safe] */
     void (*log)(ip_log_level level, const char *plugin_id, const char *message);
+
+    /* Allocates size bytes (not zeroed) for data a result points to, such as an ICC profile, under the call's
+     * memory budget; NULL when refused or when size is 0 or over 64 MiB. Same ownership rule as alloc_pixels:
+     * what the result does not reference is freed when the call ends. Check struct_size before calling: hosts
+     * older than the colour addition do not have it. [thread-safe] */
+    uint8_t *(*alloc_bytes)(const ip_call *call, size_t size);
 } ip_host;
 
 /* Where an encoder writes its output. The host owns the sink and the bytes. */

@@ -23,6 +23,23 @@ typedef int32_t ip_alpha_mode;
 /* Colour channels are already multiplied by alpha (each channel <= alpha). */
 #define IP_ALPHA_PREMULTIPLIED 2
 
+/* Colour facts (ip_image.color_flags, ip_image_info.color_flags): which ones the source states. With none set
+ * the source says nothing and the host reads the pixels as sRGB. A coder reports what the file says and leaves
+ * the pixels in the source's space; the host converts (Little CMS) in its finishing step.
+ * Precedence when several are set, as in ISO/IEC 23008-12 and the PNG spec: ICC, then CICP, then SRGB, then
+ * GAMMA/CHROMATICITIES. */
+/* icc_profile / icc_size hold an embedded ICC profile (JPEG APP2, PNG iCCP, WebP ICCP, AVIF/HEIF colr prof/rICC). */
+#define IP_COLOR_ICC (1u << 0)
+/* cicp_* hold ITU-T H.273 code points (AVIF/HEIF colr nclx). The pixels are already RGB: matrix and range are
+ * facts about the coded data, for `info` and for encoders that write them back. */
+#define IP_COLOR_CICP (1u << 1)
+/* The source declares sRGB (PNG sRGB chunk). */
+#define IP_COLOR_SRGB (1u << 2)
+/* gamma holds the encoding gamma x 100000 (PNG gAMA: 45455 means 1/2.2). */
+#define IP_COLOR_GAMMA (1u << 3)
+/* chromaticities hold white x, y, red x, y, green x, y, blue x, y, each x 100000 (PNG cHRM). */
+#define IP_COLOR_CHROMATICITIES (1u << 4)
+
 /* A decoded bitmap: one still image, one page or one composited animation frame (always the full canvas). */
 typedef struct ip_image {
     uint32_t struct_size;
@@ -38,6 +55,20 @@ typedef struct ip_image {
     uint32_t duration_ms;
     /* Index of this frame or page inside its source. */
     uint32_t index;
+    /* Colour (IP_COLOR_* bits; all fields zero = not stated, read as sRGB).
+     * decode: icc_profile comes from ip_host.alloc_bytes and passes to the host with the pixels.
+     * encode: the host sets the facts the output should carry (borrowed); an encoder embeds the ICC profile or
+     * writes the CICP values where its format can hold them and ignores the rest. */
+    uint32_t color_flags;
+    uint32_t icc_size;
+    uint8_t *icc_profile;
+    uint16_t cicp_primaries;
+    uint16_t cicp_transfer;
+    uint16_t cicp_matrix;
+    /* 1 = full range, 0 = limited (studio) range. */
+    uint16_t cicp_full_range;
+    uint32_t gamma;
+    uint32_t chromaticities[8];
 } ip_image;
 
 /* Facts about a source, read without decoding its pixels (probe). Fields a coder cannot know stay 0. */
@@ -60,6 +91,16 @@ typedef struct ip_image_info {
     char format[32];
     /* One line of coder-specific facts for people ("interlaced, palette, tRNS"). */
     char details[256];
+    /* Colour, as in ip_image (icc_profile from ip_host.alloc_bytes, host-owned on OK). */
+    uint32_t color_flags;
+    uint32_t icc_size;
+    uint8_t *icc_profile;
+    uint16_t cicp_primaries;
+    uint16_t cicp_transfer;
+    uint16_t cicp_matrix;
+    uint16_t cicp_full_range;
+    uint32_t gamma;
+    uint32_t chromaticities[8];
 } ip_image_info;
 
 #endif

@@ -173,7 +173,7 @@ enum ThumbnailCommand: Command {
                      "tint=\(options.tint.map { "\($0)" } ?? "none")", "template=\(options.template)",
                      "transparent=\(options.transparentBackground)", "high-bit-depth=\(options.highBitDepth)",
                      "orientation=\(!options.ignoreOrientation)", "first-frame-only=\(options.firstFrameOnly)",
-                     "password=\(options.password != nil)"]
+                     "password=\(options.password != nil)", "color=\(options.colorOutput.rawValue)"]
         parts.append(everyFrame ? "frames=all" : "frame=\(options.frameIndex)")
         return parts.joined(separator: ";")
     }

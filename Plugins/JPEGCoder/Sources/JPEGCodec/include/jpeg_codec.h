@@ -102,6 +102,9 @@ typedef struct jpegc_decode_params {
     uint32_t max_scans;
     jpegc_cancel_fn cancelled;
     void *cancel_context;
+    /* For CMYK/YCCK files with a CMYK profile: a transform from jpegc_cmyk_transform_create (sRGB out); NULL for
+     * the naive conversion. */
+    void *cmyk_transform;
 } jpegc_decode_params;
 
 /* Decodes the whole image. Returns OK; TRUNCATED when the data ends before the last row or scan (libjpeg's
@@ -146,6 +149,9 @@ typedef struct jpegc_encode_params {
     int32_t full_chroma;
     /* Non-zero to compute optimal Huffman tables (smaller files, a second pass over the coefficients). */
     int32_t optimize_coding;
+    /* An ICC profile to embed in APP2 segments, or NULL. */
+    const uint8_t *icc_profile;
+    uint32_t icc_size;
     const ip_byte_sink *sink;
     jpegc_cancel_fn cancelled;
     void *cancel_context;
@@ -154,5 +160,19 @@ typedef struct jpegc_encode_params {
 /* Encodes one image as a JFIF YCbCr JPEG into params->sink. Returns OK, the sink's status (LIMIT_EXCEEDED,
  * NO_MEMORY, IO), CANCELLED, INVALID_DATA (bad parameters), NO_MEMORY or INTERNAL with a message. [thread-safe] */
 ip_status jpegc_encode(const jpegc_encode_params *params, ip_message message);
+
+/* The ICC profile of the APP2 "ICC_PROFILE" segments before the first scan, reassembled in sequence order:
+ * *profile is malloc'd (free with jpegc_free) or NULL when there is none. INVALID_DATA when segments are missing
+ * or repeated (no profile is then used); NO_MEMORY. Reads only data[0..size). [thread-safe] */
+ip_status jpegc_icc_profile(const uint8_t *data, size_t size, uint8_t **profile, uint32_t *profile_size);
+void jpegc_free(void *pointer);
+
+/* A Little CMS transform from a CMYK ICC profile (inverted: Adobe-style stored samples) to sRGB RGBA, or NULL when
+ * the profile is unreadable or not CMYK. Destroy with jpegc_cmyk_transform_destroy (NULL is ignored). The
+ * transform may be used by several threads. */
+void *jpegc_cmyk_transform_create(const uint8_t *profile, uint32_t profile_size, int32_t inverted);
+void jpegc_cmyk_transform_destroy(void *transform);
+/* Converts one row of width CMYK pixels to RGBA (alpha 255). */
+void jpegc_cmyk_transform_row(void *transform, const uint8_t *cmyk, uint8_t *rgba, uint32_t width);
 
 #endif

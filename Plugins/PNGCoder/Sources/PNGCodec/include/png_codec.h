@@ -34,7 +34,19 @@ typedef struct pngc_info {
     int32_t interlaced;
     /* Non-zero when a tRNS chunk gives a transparent colour or palette alphas. */
     int32_t has_trns;
+    /* Colour chunks before the image data, as IP_COLOR_* bits with the values the ABI uses: iCCP (the profile,
+     * inflated by libpng within its chunk size limit, malloc'd: release with pngc_info_release), sRGB, gAMA
+     * (x 100000) and cHRM (x 100000: white, red, green, blue, each x then y). A chunk libpng finds invalid is
+     * left out, as libpng itself does. */
+    uint32_t color_flags;
+    uint8_t *icc_profile;
+    uint32_t icc_size;
+    uint32_t gamma;
+    uint32_t chromaticities[8];
 } pngc_info;
+
+/* Frees the profile a probe copied; the struct may then be probed again. NULL is ignored. */
+void pngc_info_release(pngc_info *info);
 
 /* Returns non-zero once the caller wants the work to stop. Called between rows, never inside libpng. */
 typedef int32_t (*pngc_cancel_fn)(void *context);
@@ -79,6 +91,9 @@ typedef struct pngc_encode_params {
     /* The caller's speed, 0 (default) or 1 (slowest, smallest) ... 10 (fastest): the non-interlaced writer maps it
      * onto a libdeflate level (see pngc_deflate_level). */
     int32_t speed;
+    /* An ICC profile to embed as iCCP (named "ICC profile"), or NULL. */
+    const uint8_t *icc_profile;
+    uint32_t icc_size;
     /* Receives the encoded bytes. */
     const ip_byte_sink *sink;
     pngc_cancel_fn cancelled;

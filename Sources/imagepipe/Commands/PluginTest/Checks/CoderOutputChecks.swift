@@ -129,8 +129,7 @@ extension DecodedImage {
         guard let block = GuardedMemory.allocate(byteCount: pixels.count) else { throw PluginUnderTest.Failure("mmap failed") }
         defer { GuardedMemory.release(block) }
         block.buffer.update(from: pixels, count: pixels.count)
-        try self.init(ip_image(struct_size: UInt32(MemoryLayout<ip_image>.size), width: UInt32(width), height: UInt32(height),
-                               stride: UInt32(width * 4), format: IP_PIXEL_RGBA8, alpha_mode: IP_ALPHA_STRAIGHT, pixels: block.buffer,
-                               duration_ms: 0, index: 0), block: block)
+        try self.init(.plain(width: width, height: height, stride: width * 4, format: IP_PIXEL_RGBA8, alpha: IP_ALPHA_STRAIGHT,
+                             pixels: block.buffer), block: block)
     }
 }

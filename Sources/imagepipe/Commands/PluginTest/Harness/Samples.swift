@@ -4,10 +4,22 @@ import Glibc
 import PluginAPI
 
 /// A sample input of the coder under test, with what its probe said.
-struct Sample {
+///
+/// `@unchecked Sendable`: `ip_image_info`'s one pointer (the ICC profile, freed with the probe's call) is cleared
+/// here, so the stored value is plain data.
+struct Sample: @unchecked Sendable {
     let name: String
     let bytes: [UInt8]
     let info: ip_image_info
+
+    init(name: String, bytes: [UInt8], info: ip_image_info) {
+        self.name = name
+        self.bytes = bytes
+        var plain = info
+        plain.icc_profile = nil
+        plain.icc_size = 0
+        self.info = plain
+    }
 
     var width: Int { Int(info.width) }
     var height: Int { Int(info.height) }

@@ -21,9 +21,8 @@ enum SyntheticImage {
 
     static func image(width: Int = width, height: Int = height, format: ip_pixel_format = IP_PIXEL_RGBA8,
                       alpha: ip_alpha_mode = IP_ALPHA_STRAIGHT) -> ip_image {
-        ip_image(struct_size: UInt32(MemoryLayout<ip_image>.size), width: UInt32(width), height: UInt32(height),
-                 stride: UInt32(width * (format == IP_PIXEL_RGBA16 ? 8 : 4)), format: format, alpha_mode: alpha,
-                 pixels: nil, duration_ms: 0, index: 0)
+        .plain(width: width, height: height, stride: width * (format == IP_PIXEL_RGBA16 ? 8 : 4), format: format,
+               alpha: alpha, pixels: nil)
     }
 
     /// The synthetic image widened to RGBA16 (v * 257, native endian).
@@ -85,5 +84,21 @@ enum SyntheticImage {
             return (bytes, image, "its own output decodes to \(image.width)x\(image.height), not \(width)x\(height)")
         }
         return (bytes, image, nil)
+    }
+}
+
+extension ip_image {
+    /// An image description without colour facts (all colour fields zero: sRGB).
+    static func plain(width: Int, height: Int, stride: Int, format: ip_pixel_format, alpha: ip_alpha_mode,
+                      pixels: UnsafeMutablePointer<UInt8>?) -> ip_image {
+        var image = ip_image()
+        image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.stride = UInt32(stride)
+        image.format = format
+        image.alpha_mode = alpha
+        image.pixels = pixels
+        return image
     }
 }

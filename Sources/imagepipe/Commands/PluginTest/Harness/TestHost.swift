@@ -34,6 +34,10 @@ enum TestHost {
                 let id = pluginID.map { String(cString: $0) } ?? "?"
                 let text = message.map { String(cString: $0) } ?? ""
                 TestHost.logLines.withLock { $0.append("[\(id)] level \(level): \(text)") }
+            },
+            alloc_bytes: { call, size in
+                guard let context = TestCall.from(call) else { return nil }
+                return context.allocate(bytes: size)
             }))
         return UnsafePointer(pointer)
     }()
@@ -113,6 +117,17 @@ final class TestCall: Sendable {
         image.pointee.format = format
         image.pointee.pixels = block.buffer
         return ip_status(IP_STATUS_OK)
+    }
+
+    /// A guarded byte buffer (ICC profiles): an overrun faults at once; freed with the call unless adopted.
+    func allocate(bytes size: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard size > 0, size <= 64 << 20 else {
+            note("alloc_bytes asked for \(size) bytes (allowed: 1 byte to 64 MiB)")
+            return nil
+        }
+        guard let block = GuardedMemory.allocate(byteCount: size) else { return nil }
+        blocks.withLock { $0[UInt(bitPattern: block.buffer)] = block }
+        return block.buffer
     }
 
     func release(_ pixels: UnsafeMutablePointer<UInt8>) {
