@@ -55,6 +55,7 @@ bench: build
 	@scripts/bootstrap --bench
 	@Benchmarks/run
 	@Benchmarks/batch
+	@Benchmarks/color
 
 clean:
 	rm -rf out $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build

@@ -25,6 +25,7 @@ public enum ReferenceTool {
         "djpeg": ("-version", "libjpeg-turbo"),
         "cjpeg": ("-version", "libjpeg-turbo"),
         "gifsicle": ("--version", "Gifsicle"),
+        "vips": ("--version", "vips-"),
     ]
 
     /// The verified absolute path of `name`, or nil when no candidate is that program (tests then skip).

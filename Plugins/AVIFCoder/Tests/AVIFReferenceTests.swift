@@ -53,7 +53,9 @@ import Testing
         guard let corpus = TestPaths.corpus else { print("SKIPPED: corpus not found"); return }
         let path = corpus + "/avif/" + testCase.file
         let bytes = try TestFiles.read(path)
-        let options = DecodeOptions(frameIndex: testCase.frame, highBitDepth: testCase.highBitDepth, ignoreOrientation: true)
+        // avifdec applies no colour profile: the coder's own pixels (.keep) are compared, not the host's sRGB.
+        let options = DecodeOptions(frameIndex: testCase.frame, highBitDepth: testCase.highBitDepth, ignoreOrientation: true,
+                                    colorOutput: .keep)
         let image = try AVIFTest.decode(bytes, options)
         let info = try AVIFTest.probe(bytes)
         let sixteen = testCase.highBitDepth && info.bitDepth > 8

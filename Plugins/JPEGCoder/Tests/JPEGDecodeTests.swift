@@ -103,7 +103,7 @@ struct JPEGDecodeTests {
         #expect(info.details == "progressive, YCbCr 4:2:0, 8-bit, JFIF")
     }
 
-    @Test("an ICC profile is reported in the details with its size (the ABI has no ICC field yet)")
+    @Test("an ICC profile split over APP2 segments is reassembled and reported; an unreadable one leaves the pixels as sRGB")
     func iccProfile() throws {
         guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
         let jpeg = try Tools.cjpeg(Self.scene)
@@ -114,7 +114,12 @@ struct JPEGDecodeTests {
         }
         let tagged = Array(jpeg[0..<2]) + chunk(1, 100) + chunk(2, 60) + Array(jpeg[2...])
         let coders = try JPEGTesting.coders()
-        #expect(try coders.probe(data: tagged).details.contains("ICC profile 160 bytes (not applied)"))
+        let info = try coders.probe(data: tagged)
+        #expect(info.details.contains("ICC profile 160 bytes"))
+        #expect(info.color?.iccProfile == [UInt8](repeating: 0x41, count: 160))
+        // A missing segment makes the profile unusable: none is reported.
+        let incomplete = Array(jpeg[0..<2]) + chunk(2, 60) + Array(jpeg[2...])
+        #expect(try coders.probe(data: incomplete).color == nil)
         #expect(Difference(try JPEGTesting.decodeRGB(tagged, coders: coders), try JPEGTesting.decodeRGB(jpeg, coders: coders)).maximum == 0)
     }
 

@@ -31,7 +31,11 @@ enum ColorProfiles {
         if color.declaresSRGB { return (nil, nil) }
         let gamma = color.gamma
         let primaries = color.chromaticities
-        if primaries == nil, gamma == nil || abs(gamma! - 1 / 2.2) < 0.005 { return (nil, nil) }
+        // gAMA 1/2.2 with sRGB's chromaticities (or none) is how many writers (ImageMagick among them) say "sRGB":
+        // libpng's own check reads it so, and so do browsers. Only a different gamma or gamut is converted.
+        let srgbGamma = gamma.map { abs($0 - 1 / 2.2) < 0.005 } ?? true
+        let srgbPrimaries = primaries.map { $0.isClose(to: bt709, tolerance: 0.01) } ?? true
+        if srgbGamma && srgbPrimaries { return (nil, nil) }
         let curve = gamma.flatMap { LCMSToneCurve.gamma(1 / $0) } ?? LCMSToneCurve.sRGB
         return (LCMSProfile.rgb(primaries ?? bt709, curve: curve), nil)
     }
@@ -81,5 +85,13 @@ enum ColorProfiles {
     static func signatureName(_ value: UInt32) -> String {
         let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
         return String(decoding: bytes.filter { $0 != 0x20 }, as: UTF8.self).lowercased()
+    }
+}
+
+extension Chromaticities {
+    /// Every coordinate within `tolerance` of the other's.
+    func isClose(to other: Chromaticities, tolerance: Double) -> Bool {
+        let mine = [white, red, green, blue], theirs = [other.white, other.red, other.green, other.blue]
+        return zip(mine, theirs).allSatisfy { abs($0.x - $1.x) <= tolerance && abs($0.y - $1.y) <= tolerance }
     }
 }

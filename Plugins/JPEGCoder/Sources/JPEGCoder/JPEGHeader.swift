@@ -25,7 +25,7 @@ extension jpegc_info {
         withUnsafeBytes(of: subsampling) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
-    /// "progressive, YCbCr 4:2:0, 8-bit, JFIF, Exif orientation 6, ICC profile 3144 bytes (not applied)".
+    /// "progressive, YCbCr 4:2:0, 8-bit, JFIF, Exif orientation 6, ICC profile 3144 bytes".
     var details: String {
         var parts = [progressive != 0 ? "progressive" : "baseline"]
         if arithmetic != 0 { parts.append("arithmetic coding") }
@@ -34,8 +34,8 @@ extension jpegc_info {
         parts.append(decodable != 0 ? "\(precision)-bit" : "\(precision)-bit (not decodable by this libjpeg-turbo)")
         if jfif != 0 { parts.append("JFIF") }
         if has_exif != 0 { parts.append("Exif orientation \(orientation)") }
-        // The ABI has no field to hand an ICC profile to the host yet: say that it exists and is not applied.
-        if icc_size > 0 { parts.append("ICC profile \(icc_size) bytes (not applied)") }
+        // The profile itself travels in the colour fields (`info` shows it); a CMYK one is applied by this coder.
+        if icc_size > 0 { parts.append("ICC profile \(icc_size) bytes") }
         return parts.joined(separator: ", ")
     }
 }
