@@ -62,6 +62,7 @@ static void fake_log(ip_log_level level, const char *plugin_id, const char *mess
 static const ip_host fake_host = {
     sizeof(ip_host), IP_ABI_MAJOR, IP_ABI_MINOR, "template-test", "0",
     fake_alloc, fake_free, fake_is_cancelled, fake_log,
+    NULL, /* alloc_bytes: the template reports no colour facts, so it never asks */
 };
 
 static void call_end(ip_call *call) {

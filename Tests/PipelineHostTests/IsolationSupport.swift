@@ -74,11 +74,15 @@ enum IsolationSupport {
         return targets
     }
 
-    /// Open descriptors that are Unix-domain sockets or memfds: what a worker pool creates. TCP sockets are left
-    /// out because the process-wide HTTP engine keeps idle connections from other suites open in the same process.
+    /// Open descriptors that are SOCK_SEQPACKET Unix sockets or memfds: what a worker pool creates. Other sockets
+    /// are left out: the process-wide HTTP engine keeps other suites' TCP connections open, and Foundation's Process
+    /// (other suites run reference tools) uses stream sockets.
     static func poolLikeDescriptors() -> [String] {
-        let unixInodes = Set((readProc("/proc/self/net/unix") ?? "").split(separator: "\n").dropFirst().compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(6).first.map(String.init)
+        let unixInodes = Set((readProc("/proc/self/net/unix") ?? "").split(separator: "\n").dropFirst().compactMap { line -> String? in
+            // Num RefCount Protocol Flags Type St Inode [Path]; Type 0005 is SOCK_SEQPACKET.
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 7, fields[4] == "0005" else { return nil }
+            return String(fields[6])
         })
         return openDescriptors().filter { target in
             if target.contains("memfd") { return true }

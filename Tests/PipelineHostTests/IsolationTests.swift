@@ -164,7 +164,12 @@ import TestSupport
         #expect(Support.lingeringChildren(statistics.workerPIDs) == [])
         #expect(Support.openDescriptors().filter { $0.contains("memfd:imagepipe") } == [])
         #expect(Support.sharedMemoryMappings() == 0)
-        let leaked = Support.poolLikeDescriptors().count - descriptorsBefore
-        #expect(leaked <= 0, "Unix sockets or memfds left open after the pool shut down")
+        // A leak stays; a descriptor another suite holds for a moment goes: recount for up to two seconds.
+        var leaked = Support.poolLikeDescriptors().count - descriptorsBefore
+        for _ in 0..<20 where leaked > 0 {
+            usleep(100_000)
+            leaked = Support.poolLikeDescriptors().count - descriptorsBefore
+        }
+        #expect(leaked <= 0, "SOCK_SEQPACKET sockets or memfds left open after the pool shut down")
     }
 }

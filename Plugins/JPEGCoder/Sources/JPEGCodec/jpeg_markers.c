@@ -3,6 +3,7 @@
  * It reads only inside data[0..size) and allocates nothing, so it is safe on any input. */
 #include "jpeg_codec_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define TIFF_TAG_ORIENTATION 0x0112
@@ -103,3 +104,57 @@ int32_t jpegc_exif_orientation(const uint8_t *data, size_t size) {
     jpegc_walk_markers(data, size, &markers);
     return markers.orientation;
 }
+
+/* The ICC profile of APP2 "ICC_PROFILE" segments (ICC.1 annex B.4): each carries its sequence number and the
+ * segment count; the profile is their payloads in sequence order. */
+#define JPEGC_ICC_MAX_SEGMENTS 255
+
+ip_status jpegc_icc_profile(const uint8_t *data, size_t size, uint8_t **profile, uint32_t *profile_size) {
+    *profile = NULL;
+    *profile_size = 0;
+    /* Each segment's payload by sequence number (1-based), found in one bounded walk up to the first scan. */
+    const uint8_t *parts[JPEGC_ICC_MAX_SEGMENTS + 1] = {0};
+    size_t lengths[JPEGC_ICC_MAX_SEGMENTS + 1] = {0};
+    int count = 0;
+    if (data == NULL || size < 4 || data[0] != 0xFF || data[1] != 0xD8) return IP_STATUS_OK;
+    size_t pos = 2;
+    while (pos < size) {
+        if (data[pos] != 0xFF) break;
+        while (pos < size && data[pos] == 0xFF) pos++;
+        if (pos >= size) break;
+        int marker = data[pos++];
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) continue;
+        if (marker == 0xDA || marker == 0xD9 || marker == 0x00) break;
+        if (size - pos < 2) break;
+        size_t length = ((size_t)data[pos] << 8) | data[pos + 1];
+        if (length < 2 || length - 2 > size - pos - 2) break;
+        const uint8_t *segment = data + pos + 2;
+        size_t segment_size = length - 2;
+        if (marker == 0xE2 && segment_size > 14 && memcmp(segment, "ICC_PROFILE\0", 12) == 0) {
+            int sequence = segment[12], total = segment[13];
+            if (sequence < 1 || sequence > total || parts[sequence] != NULL) return IP_STATUS_INVALID_DATA;
+            if (count == 0) count = total;
+            if (total != count) return IP_STATUS_INVALID_DATA;
+            parts[sequence] = segment + 14;
+            lengths[sequence] = segment_size - 14;
+        }
+        pos += length;
+    }
+    if (count == 0) return IP_STATUS_OK;
+    size_t total_size = 0;
+    for (int i = 1; i <= count; i++) {
+        if (parts[i] == NULL) return IP_STATUS_INVALID_DATA; /* a segment is missing: no usable profile */
+        total_size += lengths[i];
+    }
+    uint8_t *bytes = malloc(total_size);
+    if (bytes == NULL) return IP_STATUS_NO_MEMORY;
+    size_t offset = 0;
+    for (int i = 1; i <= count; i++) {
+        memcpy(bytes + offset, parts[i], lengths[i]);
+        offset += lengths[i];
+    }
+    *profile = bytes;
+    *profile_size = (uint32_t)total_size;
+    return IP_STATUS_OK;
+}
+
