@@ -191,6 +191,35 @@ struct ColorManagementTests {
         #expect(cicp?.primaries == 9 && cicp?.transfer == 16)
     }
 
+    @Test("HLG gray patches tone-map to the stated values (BT.2100 inverse OETF, 1000-nit OOTF per channel, BT.2390 EETF)")
+    func hlgToneMapping() throws {
+        guard let tools = Tools() else { print(Tools.missing); return }
+        guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
+        let host = try PluginSandbox.host(loading: Self.coderPlugins)
+        let folder = try TestPaths.temporaryDirectory("color-hlg")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let signals: [Double] = [0.05, 0.2, 0.35, 0.5, 0.6, 0.75, 0.9, 1.0]
+        var raw: [UInt8] = []
+        for _ in 0..<8 {
+            for signal in signals {
+                let code = UInt16((signal * 65535).rounded())
+                for _ in 0..<8 { for _ in 0..<3 { raw += [UInt8(code >> 8), UInt8(code & 0xFF)] } }
+            }
+        }
+        try Data(raw).write(to: URL(fileURLWithPath: folder + "/hlg.rgb"))
+        try tools.magick(["-size", "\(8 * signals.count)x8", "-depth", "16", "-endian", "MSB", "rgb:" + folder + "/hlg.rgb",
+                          "-define", "png:color-type=2", folder + "/hlg.png"])
+        let encode = try CommandLine.run(avifenc, ["-l", "-d", "12", "--cicp", "9/18/0", folder + "/hlg.png", folder + "/hlg.avif"])
+        guard encode.status == 0 else { throw TestSupportError("avifenc: \(encode.stderr)") }
+        let image = try host.coders.decode(data: try TestFiles.read(folder + "/hlg.avif"))
+        for (index, signal) in signals.enumerated() {
+            let pixel = image.pixel(x: index * 8 + 4, y: 4)
+            let expected = Reference.sRGB8(linear: Reference.toneMapped(nits: Reference.hlgDisplayNits(signal)))
+            #expect(abs(Int(pixel.g) - expected) <= 2 && pixel.r == pixel.g && pixel.b == pixel.g,
+                    "HLG signal \(signal): got \(pixel), expected gray \(expected)")
+        }
+    }
+
     @Test("a CMYK JPEG converts through its profile as vips does; without a profile, as ImageMagick's naive conversion")
     func cmykJPEG() throws {
         guard let tools = Tools() else { print(Tools.missing); return }
@@ -261,6 +290,14 @@ struct ColorManagementTests {
         let converted = try CommandLine.run(binary, ["render", folder + "/p3.jpg", "-o", folder + "/srgb.png"] + plugins)
         #expect(converted.status == 0)
         #expect(try CommandLine.run(binary, ["info", folder + "/srgb.png"] + plugins).stdout.contains("not stated"))
+        // In an isolated worker the conversion happens there and a kept profile travels back with the pixels.
+        let isolated = try CommandLine.run(binary, ["render", folder + "/p3.jpg", "-o", folder + "/isolated.png", "--isolation", "isolated"] + plugins)
+        #expect(isolated.status == 0, "\(isolated.stderr)")
+        #expect(try TestFiles.read(folder + "/isolated.png") == (try TestFiles.read(folder + "/srgb.png")))
+        let isolatedKeep = try CommandLine.run(binary, ["render", folder + "/p3.jpg", "-o", folder + "/isolated-kept.png",
+                                                        "--isolation", "isolated", "--keep-profile"] + plugins)
+        #expect(isolatedKeep.status == 0, "\(isolatedKeep.stderr)")
+        #expect(try CommandLine.run(binary, ["info", folder + "/isolated-kept.png"] + plugins).stdout.contains("ICC"))
         let bad = try CommandLine.run(binary, ["render", folder + "/p3.jpg", "-o", folder + "/x.png", "--colorspace", "cmyk"] + plugins)
         #expect(bad.status == 2 && bad.stderr.contains("--colorspace must be srgb, p3 or keep"), "\(bad.status) \(bad.stderr)")
     }
@@ -346,6 +383,13 @@ private enum Reference {
             e2 = (2 * pow(t, 3) - 3 * t * t + 1) * ks + (pow(t, 3) - 2 * t * t + t) * (1 - ks) + (-2 * pow(t, 3) + 3 * t * t) * maxLum
         }
         return min(pqNits(e2 * lw) / 203, 1)
+    }
+
+    /// BT.2100 HLG inverse OETF (a = 0.17883277, b = 1 - 4a, c = 0.5 - a ln 4a), then Fd = 1000 · E^1.2 per channel.
+    static func hlgDisplayNits(_ signal: Double) -> Double {
+        let a = 0.17883277, b = 0.28466892, c = 0.55991073
+        let scene = signal <= 0.5 ? signal * signal / 3 : (exp((signal - c) / a) + b) / 12
+        return 1000 * pow(scene, 1.2)
     }
 
     static func sRGB8(linear: Double) -> Int {

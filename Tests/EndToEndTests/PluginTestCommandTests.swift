@@ -68,6 +68,7 @@ import TestSupport
         ("BROKEN_CHANGES_LOCALE", "process.global-state", "failed", "changed the locale"),
         ("BROKEN_ENCODE_CLAIM", "descriptors.sanity", "failed", "claims CAN_ENCODE but lacks encode"),
         ("BROKEN_LEAKS_FD", "process.global-state", "failed", "leaks file descriptors"),
+        ("BROKEN_FOREIGN_ICC", "coder.decode", "failed", "ICC profile that alloc_bytes did not allocate"),
     ])
     func eachBreakageIsReportedWithItsStatus(define: String, check: String, status: String, message: String) throws {
         // Given a plugin broken in exactly one way

@@ -12,6 +12,7 @@
  *   BROKEN_LEAKS_FD             every decode opens /dev/null and never closes it
  *   BROKEN_CRASH_IN_INIT        init writes through a NULL pointer (crashes whoever scans the plugin)
  *   BROKEN_HANG_IN_INIT         init never returns
+ *   BROKEN_FOREIGN_ICC          decode reports an ICC profile in its own static memory, not from alloc_bytes
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -131,6 +132,12 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
     image->alpha_mode = IP_ALPHA_NONE;
     image->duration_ms = 0;
     image->index = 0;
+#ifdef BROKEN_FOREIGN_ICC
+    static uint8_t profile[128];
+    image->color_flags = IP_COLOR_ICC;
+    image->icc_profile = profile;
+    image->icc_size = sizeof profile;
+#endif
     return IP_STATUS_OK;
 }
 

@@ -98,10 +98,28 @@ struct CoderUnderTest: @unchecked Sendable {
             } else {
                 outcome.problems.append("returned OK with pixels that alloc_pixels did not allocate for this call")
             }
+            outcome.problems += colorProblems(image, call: call)
         }
         call.finish()
         outcome.problems += call.problems
         return outcome
+    }
+
+    /// The colour facts of a result: an ICC profile must come from alloc_bytes for this call and fit its buffer
+    /// (the guard page catches a read past it), and flags must be ones the ABI defines.
+    func colorProblems(_ image: ip_image, call: TestCall) -> [String] {
+        var problems: [String] = []
+        let known = UInt32(IP_COLOR_ICC | IP_COLOR_CICP | IP_COLOR_SRGB | IP_COLOR_GAMMA | IP_COLOR_CHROMATICITIES)
+        if image.color_flags & ~known != 0 { problems.append("set colour flags the ABI does not define (\(image.color_flags))") }
+        guard image.color_flags & UInt32(IP_COLOR_ICC) != 0 else { return problems }
+        guard let block = call.adopt(image.icc_profile) else {
+            return problems + ["reported an ICC profile that alloc_bytes did not allocate for this call"]
+        }
+        if Int(image.icc_size) > block.byteCount || image.icc_size == 0 {
+            problems.append("icc_size \(image.icc_size) does not fit its \(block.byteCount)-byte alloc_bytes buffer")
+        }
+        GuardedMemory.release(block)
+        return problems
     }
 
     /// Every frame through frames_open/next/close, up to `maximum` frames.
