@@ -48,13 +48,7 @@ public struct ColorFacts: Sendable, Equatable {
     public func write(into info: inout ip_image_info, call: OpaquePointer?) {
         var image = ip_image()
         write(into: &image, call: call)
-        info.color_flags = image.color_flags
-        info.icc_profile = image.icc_profile
-        info.icc_size = image.icc_size
-        info.cicp_primaries = image.cicp_primaries
-        info.cicp_transfer = image.cicp_transfer
-        info.cicp_matrix = image.cicp_matrix
-        info.cicp_full_range = image.cicp_full_range
+        info.copyColor(from: image)
     }
 
     /// The facts a frame given to an encoder carries (reading only the fields its struct_size covers).
@@ -68,5 +62,21 @@ public struct ColorFacts: Sendable, Equatable {
             cicp = (frame.cicp_primaries, frame.cicp_transfer, frame.cicp_matrix, frame.cicp_full_range != 0)
         }
         declaresSRGB = frame.color_flags & UInt32(IP_COLOR_SRGB) != 0
+    }
+}
+
+extension ip_image_info {
+    /// Takes every colour field of an image (the two structs carry the same fields with the same meaning), so a
+    /// coder fills them once for decode and probe.
+    public mutating func copyColor(from image: ip_image) {
+        color_flags = image.color_flags
+        icc_profile = image.icc_profile
+        icc_size = image.icc_size
+        cicp_primaries = image.cicp_primaries
+        cicp_transfer = image.cicp_transfer
+        cicp_matrix = image.cicp_matrix
+        cicp_full_range = image.cicp_full_range
+        gamma = image.gamma
+        chromaticities = image.chromaticities
     }
 }

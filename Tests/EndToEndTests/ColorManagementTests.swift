@@ -29,10 +29,9 @@ struct ColorManagementTests {
     @Test("the red-at-12 AVIF (red only through its ICC profile) is red at 12 o'clock, and both corpus ICC files match vips")
     func corpusProfiles() throws {
         guard let corpus = TestPaths.corpus else { print("skipped: ../shared/corpus is absent"); return }
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-corpus")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-corpus") else { return }
+        defer { workspace.remove() }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         for name in ["red-at-12-oclock-with-color-profile-lossy.avif", "paris_icc_exif_xmp.avif"] {
             let data = try TestFiles.read(corpus + "/avif/" + name)
             let converted = try host.coders.decode(data: data)
@@ -50,15 +49,14 @@ struct ColorManagementTests {
 
     @Test("P3 JPEG, PNG (iCCP) and WebP (ICCP) made by vips convert back to sRGB as vips does, and near the original")
     func generatedICCFiles() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-generated")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-generated") else { return }
+        defer { workspace.remove() }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try tools.gradient(in: folder)
         let original = try host.coders.decode(data: try TestFiles.read(source)).bytes
         for format in ["png", "jpg", "webp"] {
             let tagged = folder + "/p3." + format
-            try tools.vips(["icc_transform", source, tagged, "p3", "--input-profile", "srgb"])
+            try tools.tag(source, as: "p3", to: tagged)
             let data = try TestFiles.read(tagged)
             #expect(try host.coders.probe(data: data).color?.iccProfile != nil, "\(format): the profile is reported")
             let converted = try host.coders.decode(data: data)
@@ -75,11 +73,10 @@ struct ColorManagementTests {
 
     @Test("nclx Display P3 without ICC (AVIF by avifenc, and HEIC written from it) converts as vips converts the same pixels with a P3 profile")
     func cicpDisplayP3() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
+        guard let workspace = try Workspace("color-cicp") else { return }
+        defer { workspace.remove() }
         guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-cicp")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try tools.gradient(in: folder)
         // P3 pixels without a profile, then AV1 with only nclx 12/13/6 saying what they are. The HEIC is written by
         // our encoder from the kept decode: libheif 1.15 writes no nclx box for HEVC (heif-enc neither), so it carries
@@ -111,12 +108,11 @@ struct ColorManagementTests {
 
     @Test("keep embeds the same profile in PNG, JPEG, WebP, AVIF and HEIC, and the output re-renders to the same sRGB")
     func keepRoundTrip() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-keep")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-keep") else { return }
+        defer { workspace.remove() }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try tools.gradient(in: folder)
-        try tools.vips(["icc_transform", source, folder + "/p3.png", "p3", "--input-profile", "srgb"])
+        try tools.tag(source, as: "p3", to: folder + "/p3.png")
         let data = try TestFiles.read(folder + "/p3.png")
         let profile = try #require(try host.coders.probe(data: data).color?.iccProfile)
         let kept = try host.coders.decode(data: data, options: DecodeOptions(colorOutput: .keep))
@@ -134,10 +130,9 @@ struct ColorManagementTests {
 
     @Test("p3 output is labelled Display P3 and converts back to the sRGB result")
     func displayP3Output() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-p3")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-p3") else { return }
+        defer { workspace.remove() }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try TestFiles.read(try tools.gradient(in: folder))
         let p3 = try host.coders.decode(data: source, options: DecodeOptions(colorOutput: .displayP3))
         let encoded = try host.coders.encode(p3, format: "png")
@@ -154,26 +149,13 @@ struct ColorManagementTests {
 
     @Test("PQ gray patches tone-map to the stated BT.2100 PQ + BT.2390 EETF values (1000-nit peak to 203-nit white)")
     func pqToneMapping() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
+        guard let workspace = try Workspace("color-pq") else { return }
+        defer { workspace.remove() }
         guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-pq")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let nits: [Double] = [0.5, 5, 20, 50, 100, 203, 400, 1000, 4000]
-        var raw: [UInt8] = []
-        for _ in 0..<8 {
-            for level in nits {
-                let code = UInt16((Reference.pqSignal(nits: level) * 65535).rounded())
-                for _ in 0..<8 { for _ in 0..<3 { raw += [UInt8(code >> 8), UInt8(code & 0xFF)] } }
-            }
-        }
-        try Data(raw).write(to: URL(fileURLWithPath: folder + "/pq.rgb"))
-        try tools.magick(["-size", "\(8 * nits.count)x8", "-depth", "16", "-endian", "MSB", "rgb:" + folder + "/pq.rgb",
-                          "-define", "png:color-type=2", folder + "/pq.png"])
-        // Lossless 12-bit with the identity matrix: the PQ code values reach the decoder exactly.
-        let encode = try CommandLine.run(avifenc, ["-l", "-d", "12", "--cicp", "9/16/0", folder + "/pq.png", folder + "/pq.avif"])
-        guard encode.status == 0 else { throw TestSupportError("avifenc: \(encode.stderr)") }
-        let data = try TestFiles.read(folder + "/pq.avif")
+        let data = try tools.grayPatchesAVIF(signals: nits.map { Reference.pqSignal(nits: $0) }, cicp: "9/16/0",
+                                             avifenc: avifenc, in: folder)
         #expect(try host.coders.probe(data: data).color?.isHDR == true)
         let image = try host.coders.decode(data: data)
         #expect(image.pixelFormat == .rgba8 && image.color == nil)
@@ -193,25 +175,12 @@ struct ColorManagementTests {
 
     @Test("HLG gray patches tone-map to the stated values (BT.2100 inverse OETF, 1000-nit OOTF per channel, BT.2390 EETF)")
     func hlgToneMapping() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
+        guard let workspace = try Workspace("color-hlg") else { return }
+        defer { workspace.remove() }
         guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-hlg")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let signals: [Double] = [0.05, 0.2, 0.35, 0.5, 0.6, 0.75, 0.9, 1.0]
-        var raw: [UInt8] = []
-        for _ in 0..<8 {
-            for signal in signals {
-                let code = UInt16((signal * 65535).rounded())
-                for _ in 0..<8 { for _ in 0..<3 { raw += [UInt8(code >> 8), UInt8(code & 0xFF)] } }
-            }
-        }
-        try Data(raw).write(to: URL(fileURLWithPath: folder + "/hlg.rgb"))
-        try tools.magick(["-size", "\(8 * signals.count)x8", "-depth", "16", "-endian", "MSB", "rgb:" + folder + "/hlg.rgb",
-                          "-define", "png:color-type=2", folder + "/hlg.png"])
-        let encode = try CommandLine.run(avifenc, ["-l", "-d", "12", "--cicp", "9/18/0", folder + "/hlg.png", folder + "/hlg.avif"])
-        guard encode.status == 0 else { throw TestSupportError("avifenc: \(encode.stderr)") }
-        let image = try host.coders.decode(data: try TestFiles.read(folder + "/hlg.avif"))
+        let image = try host.coders.decode(data: try tools.grayPatchesAVIF(signals: signals, cicp: "9/18/0", avifenc: avifenc, in: folder))
         for (index, signal) in signals.enumerated() {
             let pixel = image.pixel(x: index * 8 + 4, y: 4)
             let expected = Reference.sRGB8(linear: Reference.toneMapped(nits: Reference.hlgDisplayNits(signal)))
@@ -222,12 +191,11 @@ struct ColorManagementTests {
 
     @Test("a CMYK JPEG converts through its profile as vips does; without a profile, as ImageMagick's naive conversion")
     func cmykJPEG() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-cmyk")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-cmyk") else { return }
+        defer { workspace.remove() }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try tools.gradient(in: folder)
-        try tools.vips(["icc_transform", source, folder + "/cmyk.jpg", "cmyk", "--input-profile", "srgb"])
+        try tools.tag(source, as: "cmyk", to: folder + "/cmyk.jpg")
         let withProfile = try host.coders.decode(data: try TestFiles.read(folder + "/cmyk.jpg"))
         try tools.vips(["icc_transform", folder + "/cmyk.jpg", folder + "/cmyk-ref.png", "srgb", "--embedded",
                         "--intent", "perceptual", "--black-point-compensation"])
@@ -244,12 +212,11 @@ struct ColorManagementTests {
 
     @Test("converting after resampling (as the host does) differs little from converting first: mean far below a noticeable step")
     func conversionAfterResampling() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let host = try PluginSandbox.host(loading: Self.coderPlugins)
-        let folder = try TestPaths.temporaryDirectory("color-order")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-order") else { return }
+        defer { workspace.remove() }
+        let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try tools.gradient(in: folder)
-        try tools.vips(["icc_transform", source, folder + "/p3.png", "p3", "--input-profile", "srgb"])
+        try tools.tag(source, as: "p3", to: folder + "/p3.png")
         let data = try TestFiles.read(folder + "/p3.png")
         let box = DecodeOptions(thumbnailSize: PixelSize(width: 24, height: 20))
         let resampledFirst = try host.coders.decode(data: data, options: box)
@@ -274,11 +241,11 @@ struct ColorManagementTests {
 
     @Test("imagepipe info shows the colour; render --keep-profile keeps it and --colorspace rejects unknown spaces")
     func cli() throws {
-        guard let tools = Tools() else { print(Tools.missing); return }
-        let folder = try TestPaths.temporaryDirectory("color-cli")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let workspace = try Workspace("color-cli") else { return }
+        defer { workspace.remove() }
+        let (tools, folder) = (workspace.tools, workspace.folder)
         let source = try tools.gradient(in: folder)
-        try tools.vips(["icc_transform", source, folder + "/p3.jpg", "p3", "--input-profile", "srgb"])
+        try tools.tag(source, as: "p3", to: folder + "/p3.jpg")
         let binary = TestPaths.imagepipeBinary
         let plugins = ["--plugin-dir", TestPaths.pluginsDirectory, "--no-cache"]
         let info = try CommandLine.run(binary, ["info", folder + "/p3.jpg"] + plugins)
@@ -301,6 +268,26 @@ struct ColorManagementTests {
         let bad = try CommandLine.run(binary, ["render", folder + "/p3.jpg", "-o", folder + "/x.png", "--colorspace", "cmyk"] + plugins)
         #expect(bad.status == 2 && bad.stderr.contains("--colorspace must be srgb, p3 or keep"), "\(bad.status) \(bad.stderr)")
     }
+}
+
+/// What every colour test starts from: the reference tools, a host with the five raster coders, and a private
+/// folder (`remove()` it at the end). Nil (the test skips, saying why) when a reference tool is missing.
+private final class Workspace {
+    let tools: Tools
+    let host: PluginHost
+    let folder: String
+
+    init?(_ label: String) throws {
+        guard let tools = Tools() else {
+            print(Tools.missing)
+            return nil
+        }
+        self.tools = tools
+        host = try PluginSandbox.host(loading: ColorManagementTests.coderPlugins)
+        folder = try TestPaths.temporaryDirectory(label)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: folder) }
 }
 
 /// The reference tools these tests need (vips and ImageMagick), found by what they are.
@@ -332,6 +319,31 @@ private struct Tools {
         try magick(["-size", "96x64", "xc:", "-sparse-color", "bilinear", "0,0 red 95,0 lime 0,63 blue 95,63 yellow",
                     "(", "-size", "96x16", "gradient:black-white", ")", "-append", "-depth", "8", "-strip", path])
         return path
+    }
+
+    /// `source` (sRGB) converted by vips to one of its built-in spaces ("p3", "cmyk") and saved as `output`, whose
+    /// extension picks the format; the profile is embedded.
+    func tag(_ source: String, as space: String, to output: String) throws {
+        try vips(["icc_transform", source, output, space, "--input-profile", "srgb"])
+    }
+
+    /// An AVIF of 8x8 gray patches, one per signal (0...1, as 16-bit codes), with CICP `cicp` ("9/16/0"): lossless
+    /// 12-bit with the identity matrix, so the code values reach the decoder exactly.
+    func grayPatchesAVIF(signals: [Double], cicp: String, avifenc: String, in folder: String) throws -> [UInt8] {
+        var raw: [UInt8] = []
+        for _ in 0..<8 {
+            for signal in signals {
+                let code = UInt16((signal * 65535).rounded())
+                for _ in 0..<8 { for _ in 0..<3 { raw += [UInt8(code >> 8), UInt8(code & 0xFF)] } }
+            }
+        }
+        let name = folder + "/patches-" + cicp.replacingOccurrences(of: "/", with: "-")
+        try Data(raw).write(to: URL(fileURLWithPath: name + ".rgb"))
+        try magick(["-size", "\(8 * signals.count)x8", "-depth", "16", "-endian", "MSB", "rgb:" + name + ".rgb",
+                    "-define", "png:color-type=2", name + ".png"])
+        let encode = try CommandLine.run(avifenc, ["-l", "-d", "12", "--cicp", cicp, name + ".png", name + ".avif"])
+        guard encode.status == 0 else { throw TestSupportError("avifenc: \(encode.stderr)") }
+        return try TestFiles.read(name + ".avif")
     }
 
     /// vips' sRGB rendering of a file with an embedded profile, as RGBA8 bytes.

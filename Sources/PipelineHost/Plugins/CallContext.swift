@@ -38,7 +38,19 @@ final class CallContext: Sendable {
               limits.maxPixels <= 0 || pixels <= UInt64(limits.maxPixels) else { return nil }
         let stride = Int(width) * format.bytesPerPixel
         let (byteCount, overflow) = stride.multipliedReportingOverflow(by: Int(height))
-        guard !overflow else { return nil }
+        guard !overflow, let raw = track(byteCount, { calloc($0, 1) }) else { return nil }
+        return (raw, stride)
+    }
+
+    /// Allocates `count` bytes for data a result will point to (an ICC profile), under the memory budget.
+    func allocate(bytes count: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard count > 0, count <= Self.maxByteAllocation else { return nil }
+        return track(count, { malloc($0) })
+    }
+
+    /// Reserves `byteCount` in the call's budget (remembering a refusal), allocates with `allocator` and records
+    /// the buffer as the call's; nil when refused or out of memory.
+    private func track(_ byteCount: Int, _ allocator: (Int) -> UnsafeMutableRawPointer?) -> UnsafeMutablePointer<UInt8>? {
         let withinBudget = accounting.withLock { state -> Bool in
             guard (try? limits.checkMemory(holding: state.held, adding: byteCount)) != nil else {
                 state.refused = state.held + byteCount
@@ -48,31 +60,11 @@ final class CallContext: Sendable {
             return true
         }
         guard withinBudget else { return nil }
-        guard let raw = calloc(byteCount, 1) else {
+        guard let raw = allocator(byteCount) else {
             accounting.withLock { $0.held -= byteCount }
             return nil
         }
         buffers.withLock { $0[UInt(bitPattern: raw)] = byteCount }
-        return (raw.assumingMemoryBound(to: UInt8.self), stride)
-    }
-
-    /// Allocates `count` bytes for data a result will point to (an ICC profile), under the memory budget.
-    func allocate(bytes count: Int) -> UnsafeMutablePointer<UInt8>? {
-        guard count > 0, count <= Self.maxByteAllocation else { return nil }
-        let withinBudget = accounting.withLock { state -> Bool in
-            guard (try? limits.checkMemory(holding: state.held, adding: count)) != nil else {
-                state.refused = state.held + count
-                return false
-            }
-            state.held += count
-            return true
-        }
-        guard withinBudget else { return nil }
-        guard let raw = malloc(count) else {
-            accounting.withLock { $0.held -= count }
-            return nil
-        }
-        buffers.withLock { $0[UInt(bitPattern: raw)] = count }
         return raw.assumingMemoryBound(to: UInt8.self)
     }
 

@@ -22,12 +22,9 @@ enum PNGDecoding {
         info.loop_count = -1
         info.bit_depth = UInt32(header.channelBitDepth)
         info.has_alpha = header.hasAlpha ? 1 : 0
-        let color = colorImage(header, call: view.call)
-        info.color_flags = color.color_flags
-        info.icc_profile = color.icc_profile
-        info.icc_size = color.icc_size
-        info.gamma = color.gamma
-        info.chromaticities = color.chromaticities
+        var color = ip_image()
+        writeColor(header, into: &color, call: view.call)
+        info.copyColor(from: color)
         setInfoStrings(&info, format: "png", details: header.details)
         ABIStruct.write(info, to: target)
     }
@@ -62,18 +59,12 @@ enum PNGDecoding {
         image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
         image.duration_ms = 0
         image.index = 0
-        let color = colorImage(header, call: view.call)
-        image.color_flags = color.color_flags
-        image.icc_profile = color.icc_profile
-        image.icc_size = color.icc_size
-        image.gamma = color.gamma
-        image.chromaticities = color.chromaticities
+        writeColor(header, into: &image, call: view.call)
         ABIStruct.write(image, to: target)
     }
 
     /// The colour chunks' facts in ABI form, the profile copied into host memory (left out if the host refuses).
-    private static func colorImage(_ header: pngc_info, call: OpaquePointer?) -> ip_image {
-        var image = ip_image()
+    private static func writeColor(_ header: pngc_info, into image: inout ip_image, call: OpaquePointer?) {
         image.color_flags = header.color_flags & ~UInt32(IP_COLOR_ICC)
         if header.color_flags & UInt32(IP_COLOR_ICC) != 0, let profile = header.icc_profile, header.icc_size > 0,
            let buffer = Host.allocateBytes(call, count: Int(header.icc_size)) {
@@ -84,7 +75,6 @@ enum PNGDecoding {
         }
         image.gamma = header.gamma
         image.chromaticities = header.chromaticities
-        return image
     }
 
     private static func readHeader(_ data: UnsafeBufferPointer<UInt8>) throws -> pngc_info {
