@@ -39,6 +39,7 @@ struct ColorManagementTests {
             let reference = try tools.vipsToSRGB(keptDecodeOf: data, host: host, in: folder)
             let difference = ColorDifference.deltaE2000(converted.bytes, reference)
             #expect(difference.mean <= 1 && difference.max <= 3, "\(name): ΔE00 mean \(difference.mean), max \(difference.max)")
+            print("colour \(name) vs vips: ΔE00 mean \(difference.mean), max \(difference.max)")
             if name.hasPrefix("red") {
                 // The marker ring at 12 o'clock: red dominates (without the profile it came out blue).
                 let top = converted.pixel(x: converted.width / 2, y: converted.height * 6 / 100)
@@ -63,6 +64,7 @@ struct ColorManagementTests {
             let reference = try tools.vipsToSRGB(file: tagged, in: folder)
             let versusVips = ColorDifference.deltaE2000(converted.bytes, reference)
             #expect(versusVips.mean <= 1 && versusVips.max <= 3, "\(format): ΔE00 vs vips mean \(versusVips.mean), max \(versusVips.max)")
+            print("colour P3 \(format) vs vips: ΔE00 mean \(versusVips.mean), max \(versusVips.max)")
             // Back near the sRGB original. Lossy formats add their own error, largest where 4:2:0 chroma meets
             // saturated edges, so only their mean is bounded (3); PNG is bounded on both (1 and 3).
             let versusOriginal = ColorDifference.deltaE2000(converted.bytes, original)
@@ -100,6 +102,7 @@ struct ColorManagementTests {
             let reference = try tools.vipsToSRGB(keptDecodeOf: data, host: host, in: folder)
             let difference = ColorDifference.deltaE2000(converted.bytes, reference)
             #expect(difference.mean <= 1 && difference.max <= 3, "\(name): ΔE00 mean \(difference.mean), max \(difference.max)")
+            print("colour CICP P3 \(name) vs vips: ΔE00 mean \(difference.mean), max \(difference.max)")
             // Without conversion the P3 pixels read as sRGB are visibly off: the test would catch a missing step.
             let unconverted = try host.coders.decode(data: data, options: DecodeOptions(colorOutput: .keep))
             #expect(ColorDifference.deltaE2000(unconverted.bytes, reference).max > 3, "\(name)")
@@ -202,6 +205,7 @@ struct ColorManagementTests {
         let reference = try MagickRGBA.read(folder + "/cmyk-ref.png").bytes
         let difference = ColorDifference.deltaE2000(withProfile.bytes, reference)
         #expect(difference.mean <= 1 && difference.max <= 3, "with profile: ΔE00 mean \(difference.mean), max \(difference.max)")
+        print("colour CMYK JPEG with profile vs vips: ΔE00 mean \(difference.mean), max \(difference.max)")
 
         try tools.magick([source, "-colorspace", "CMYK", "-quality", "95", folder + "/naive.jpg"])
         let naive = try host.coders.decode(data: try TestFiles.read(folder + "/naive.jpg"))

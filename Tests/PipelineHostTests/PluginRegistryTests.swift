@@ -63,6 +63,55 @@ import TestSupport
         #expect(reason(registry, "good.so") == "folder is group-writable")
     }
 
+    @Test("a group-writable folder anywhere above the plugin refuses it: someone who can write it can rename the folders below")
+    func groupWritableAncestorIsRefused() throws {
+        let outer = try TestPaths.temporaryDirectory()
+        let folder = outer + "/plugins"
+        mkdir(folder, 0o755)
+        try FixturePlugins.build("good.so", in: folder)
+        chmod(outer, 0o775)
+        let registry = scan(folder)
+        #expect(registry.coders.isEmpty)
+        #expect(reason(registry, "good.so") == "folder \(outer) is group-writable")
+        chmod(outer, 0o755)
+        #expect(scan(folder).records.first?.state == .loaded)
+    }
+
+    @Test("a link is judged by its target: a plugin linked from a clean folder into a world-writable one is refused")
+    func symlinkTargetFolderIsChecked() throws {
+        let clean = try TestPaths.temporaryDirectory(), open = try TestPaths.temporaryDirectory()
+        try FixturePlugins.build("good.so", in: open)
+        chmod(open, 0o777)
+        symlink(open + "/good.so", clean + "/linked.so")
+        let registry = scan(clean)
+        #expect(registry.coders.isEmpty)
+        #expect(reason(registry, "linked.so") == "folder is world-writable")
+    }
+
+    @Test("a sticky world-writable folder (a /tmp) may be an ancestor but not the plugin's own folder")
+    func stickyFolderOnlyAsAncestor() throws {
+        let sticky = try TestPaths.temporaryDirectory()
+        chmod(sticky, 0o1777)
+        try FixturePlugins.build("good.so", in: sticky)
+        #expect(reason(scan(sticky), "good.so") == "folder is world-writable")
+        let inside = sticky + "/mine"
+        mkdir(inside, 0o755)
+        try FixturePlugins.build("good.so", in: inside)
+        #expect(scan(inside).records.first?.state == .loaded)
+    }
+
+    @Test("the plugin is mapped from the descriptor that was checked (/proc/self/fd/N), not reopened by name")
+    func loadedThroughTheCheckedDescriptor() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        try FixturePlugins.build("fd-loaded.so", in: folder, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.fdloaded")])
+        let registry = scan(folder)
+        #expect(registry.records.first?.state == .loaded)
+        // The dynamic linker names an object by the path it was opened with.
+        let names = LoadedObjects.names()
+        #expect(names.contains { $0.hasPrefix("/proc/self/fd/") }, "\(names.filter { $0.contains("fd") })")
+        #expect(!names.contains(folder + "/fd-loaded.so"))
+    }
+
     @Test func searchPathOrderDecidesWhichDuplicateWins() throws {
         let first = try TestPaths.temporaryDirectory(), second = try TestPaths.temporaryDirectory()
         try FixturePlugins.build("z.so", in: first, defines: ["FIXTURE_COLOR=0x00FF00FFu"])
@@ -131,5 +180,25 @@ import TestSupport
         let registry = PluginRegistry.scan(PluginSearchPath(directories: [folder]))
         guard case .refused(let reason) = try #require(registry.records.first).state else { Issue.record("loaded"); return }
         #expect(reason.contains("wrong architecture") && reason.contains("32-bit"), "\(reason)")
+    }
+}
+
+/// The names of the objects the dynamic linker has loaded into this process, from dl_iterate_phdr (found with
+/// dlsym: the Glibc module does not import <link.h>; `dlpi_name` follows the 8-byte `dlpi_addr`).
+enum LoadedObjects {
+    static func names() -> [String] {
+        typealias Callback = @convention(c) (UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
+        typealias Iterate = @convention(c) (Callback, UnsafeMutableRawPointer?) -> Int32
+        guard let symbol = dlsym(nil, "dl_iterate_phdr") else { return [] }
+        final class Collected { var names: [String] = [] }
+        let collected = Collected()
+        withExtendedLifetime(collected) {
+            _ = unsafeBitCast(symbol, to: Iterate.self)({ info, _, context in
+                guard let info, let context, let name = info.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) else { return 0 }
+                Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue().names.append(String(cString: name))
+                return 0
+            }, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        return collected.names
     }
 }

@@ -14,6 +14,7 @@ Endpoints (GET):
   /<name>                      the file DIR/<name> (e.g. /image.png), Content-Type from the extension
   /slow?bytes=N&delay=MS[&chunk=C]  N pattern bytes with Content-Length, C bytes (default 1024) every MS ms
   /slowfile?name=F&delay=MS[&chunk=C]  DIR/F with Content-Length, C bytes (default 1024) every MS ms
+  /stall?ms=MS                 nothing for MS ms (not even the status line), then DIR/image.png
   /chunked[?name=F]            DIR/F (default image.png) with Transfer-Encoding: chunked, in 1000-byte chunks
   /status/<code>               that status with a short text body ("status <code>"; none for 204 and 304)
   /redirect?n=N                302 chain of N hops to /image.png (relative Location headers, small HTML bodies)
@@ -162,6 +163,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(delay / 1000.0)
                 self.wfile.write(body[start:start + chunk])
                 self.wfile.flush()
+        elif path == "/stall":
+            # Says nothing for MS ms (a server that accepted and hangs), then answers with image.png.
+            time.sleep(number("ms") / 1000.0)
+            self.send_body(self.read_file("image.png") or b"", "image/png")
         elif path == "/chunked":
             body = self.read_file(query.get("name", "image.png"))
             if body is None:

@@ -21,7 +21,10 @@ extension PluginLoader: DataLoading {
                     max_bytes: UInt64(options.maxBytes ?? 0),
                     timeout_ms: UInt32(clamping: Int((options.timeout ?? 0) * 1000)),
                     connect_timeout_ms: UInt32(clamping: Int((options.connectTimeout ?? 0) * 1000)),
-                    max_redirects: UInt32(clamping: options.maxRedirects ?? 0))
+                    max_redirects: UInt32(clamping: options.maxRedirects ?? 0),
+                    flags: (options.refusePrivateAddresses ? UInt32(IP_LOAD_REFUSE_PRIVATE_ADDRESSES) : 0)
+                        | (options.maxRedirects == 0 ? UInt32(IP_LOAD_NO_REDIRECTS) : 0),
+                    first_byte_timeout_ms: UInt32(clamping: Int((options.firstByteTimeout ?? 0) * 1000)))
                 var task: OpaquePointer?
                 let status = message.withMessage { m in PluginStatus(abi: vtable.start(&request, &callbacks, &task, m)) }
                 guard status == .ok else {

@@ -5,22 +5,96 @@ import Glibc
 /// The checks a file must pass before the host will dlopen it.
 ///
 /// Loading a plugin runs its code with the host's privileges, so a file that someone else could have replaced
-/// (group- or world-writable, or owned by another user) is refused, and so is a file in such a folder.
+/// is refused: one that is group- or world-writable or owned by another user, or that lies below a folder that is
+/// (someone who can write a folder can rename what is in it). The path is resolved first, so a symbolic link is
+/// judged by what it points to, and the folders of both the link and its target are checked, each up to `/`.
+///
+/// The one allowance: a world-writable folder with the sticky bit (`/tmp`) may be an ancestor — the sticky bit
+/// stops others from renaming or removing entries they do not own, so a folder of ours inside it stays ours —
+/// but never the folder the plugin itself is in (anyone could add files there).
+///
+/// What is checked is what is loaded: the file is opened once, checked through that descriptor, and dlopened as
+/// `/proc/self/fd/N`, so a file swapped in after the check is never the one that runs.
 enum PluginFileCheck {
+    /// An open plugin file that passed every check. `loadPath` names that very file for dlopen; `close()` after.
+    struct CheckedFile {
+        let descriptor: Int32
+        var loadPath: String { "/proc/self/fd/\(descriptor)" }
+        func close() { _ = Glibc.close(descriptor) }
+    }
+
     /// nil when the file may be loaded, else the reason it may not.
     static func refusal(path: String) -> String? {
+        switch open(path: path) {
+        case .success(let file):
+            file.close()
+            return nil
+        case .failure(let refusal):
+            return refusal.reason
+        }
+    }
+
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    /// Opens and checks `path`; the caller closes the file.
+    static func open(path: String) -> Result<CheckedFile, Refusal> {
+        guard let resolvedPointer = realpath(path, nil) else { return .failure(Refusal(reason: "cannot resolve: \(String(cString: strerror(errno)))")) }
+        let resolved = String(cString: resolvedPointer)
+        free(resolvedPointer)
+        let descriptor = Glibc.open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return .failure(Refusal(reason: "cannot open: \(String(cString: strerror(errno)))")) }
+        let file = CheckedFile(descriptor: descriptor)
+        if let reason = problem(descriptor: descriptor, resolved: resolved, linkFolder: PluginSearchPath.parent(of: path)) {
+            file.close()
+            return .failure(Refusal(reason: reason))
+        }
+        return .success(file)
+    }
+
+    private static func problem(descriptor: Int32, resolved: String, linkFolder: String) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return "cannot stat: \(String(cString: strerror(errno)))" }
+        guard fstat(descriptor, &info) == 0 else { return "cannot stat: \(String(cString: strerror(errno)))" }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return "not a regular file" }
         if let reason = ownershipProblem(info, what: "file") { return reason }
-        var folder = stat()
-        if stat(PluginSearchPath.parent(of: path), &folder) == 0,
-           let reason = ownershipProblem(folder, what: "folder"), (folder.st_mode & S_ISVTX) == 0 {
-            return reason
+        // The target's folders, then (for a link) the folders of the link itself.
+        if let reason = folderChainProblem(PluginSearchPath.parent(of: resolved)) { return reason }
+        if let linkFolder = realpathString(linkFolder), linkFolder != PluginSearchPath.parent(of: resolved),
+           let reason = folderChainProblem(linkFolder) {
+            return "its link: " + reason
         }
-        guard let header = leadingBytes(path: path, count: 20) else { return "cannot read: \(String(cString: strerror(errno)))" }
+        var header = [UInt8](repeating: 0, count: 20)
+        let got = pread(descriptor, &header, header.count, 0)
+        guard got >= 0 else { return "cannot read: \(String(cString: strerror(errno)))" }
+        header = Array(header[0..<got])
         guard header.count >= 4, header[0..<4] == [0x7F, 0x45, 0x4C, 0x46] else { return "not an ELF file" }
         return architectureProblem(header)
+    }
+
+    /// The first folder from `folder` up to `/` that others could write to, as a reason; the plugin's own folder
+    /// gets no sticky-bit allowance.
+    static func folderChainProblem(_ folder: String) -> String? {
+        var current = folder
+        var immediate = true
+        while true {
+            var info = stat()
+            guard stat(current, &info) == 0 else { return "cannot stat folder \(current): \(String(cString: strerror(errno)))" }
+            let stickyShared = !immediate && (info.st_mode & S_ISVTX) != 0 && info.st_uid == 0
+            if !stickyShared, let reason = ownershipProblem(info, what: immediate ? "folder" : "folder \(current)") {
+                return reason
+            }
+            if current == "/" { return nil }
+            current = PluginSearchPath.parent(of: current)
+            if current.isEmpty { current = "/" }
+            immediate = false
+        }
+    }
+
+    private static func realpathString(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
     }
 
     /// dlopen says only "No such file or directory" or "wrong ELF class" for a library built for another machine;
@@ -54,14 +128,5 @@ enum PluginFileCheck {
         if info.st_mode & S_IWGRP != 0 { return "\(what) is group-writable" }
         if info.st_uid != 0 && info.st_uid != geteuid() { return "\(what) is owned by uid \(info.st_uid), not by you or root" }
         return nil
-    }
-
-    static func leadingBytes(path: String, count: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let got = read(fd, &bytes, count)
-        return got < 0 ? nil : Array(bytes[0..<got])
     }
 }

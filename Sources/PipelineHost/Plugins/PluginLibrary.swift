@@ -20,10 +20,19 @@ struct PluginLibrary {
     }
 
     static func open(path: String, bindNow: Bool = true) -> OpenResult {
-        if let reason = PluginFileCheck.refusal(path: path) { return .refused(reason, nil) }
+        let file: PluginFileCheck.CheckedFile
+        switch PluginFileCheck.open(path: path) {
+        case .success(let checked): file = checked
+        case .failure(let refusal): return .refused(refusal.reason, nil)
+        }
+        // The descriptor that was checked is the file that is mapped (see PluginFileCheck). It stays open once the
+        // library is loaded: the dynamic linker knows the library by the name "/proc/self/fd/N" and answers a later
+        // dlopen of that name with it, so N must never name another file in this process.
         _ = dlerror()
-        guard let handle = dlopen(path, (bindNow ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL | RTLD_NODELETE) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+        guard let handle = dlopen(file.loadPath, (bindNow ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL | RTLD_NODELETE) else {
+            // dlerror names the descriptor path; the user knows the file by its own.
+            let reason = dlerror().map { String(cString: $0).replacing(file.loadPath, with: path) } ?? "unknown dlopen error"
+            file.close()
             return .refused("dlopen failed: \(reason)", nil)
         }
         guard let symbol = dlsym(handle, IP_ENTRY_SYMBOL) else {

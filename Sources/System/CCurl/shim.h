@@ -41,6 +41,18 @@ static inline CURLcode ip_curl_easy_setopt_data_callback(CURL *handle, CURLoptio
     return curl_easy_setopt(handle, option, callback);
 }
 
+/* For CURLOPT_OPENSOCKETFUNCTION: the callback sees each resolved address before a socket is made for it. */
+static inline CURLcode ip_curl_easy_setopt_opensocket_callback(CURL *handle, curl_opensocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
+/* For CURLOPT_PREREQFUNCTION (libcurl 7.80+): called once a connection is ready, new or reused, before each
+ * request (every redirect hop) is sent; receives the peer's address as text. */
+typedef int (*ip_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
+static inline CURLcode ip_curl_easy_setopt_prereq_callback(CURL *handle, ip_curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
 static inline CURLcode ip_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -22,7 +22,7 @@ enum InfoCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
                                      .union(IsolationSetup.valued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["json"]))
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(["json"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)

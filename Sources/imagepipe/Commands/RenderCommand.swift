@@ -33,7 +33,7 @@ enum RenderCommand: Command {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
                                      .union(["o", "output", "quality", "format"]),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(["lossless", "force"]))
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(["lossless", "force"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         let format = try outputFormat(args, output: output)

@@ -26,7 +26,7 @@ enum EasyOptions {
         // http and https only, for the first URL and for every redirect (no file://, ftp://, gopher://, ...).
         set("PROTOCOLS_STR", ip_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         set("REDIR_PROTOCOLS_STR", ip_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        set("FOLLOWLOCATION", ip_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+        set("FOLLOWLOCATION", ip_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
         set("MAXREDIRS", ip_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, Int(request.maxRedirects)))
         // HTTP/2 over TLS when the server offers it in ALPN; HTTP/1.1 for plain http.
         set("HTTP_VERSION", ip_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
@@ -45,6 +45,14 @@ enum EasyOptions {
         set("BUFFERSIZE", ip_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, bufferSize))
         set("USERAGENT", ip_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, CurlGlobal.userAgent))
         if let headers { set("HTTPHEADER", ip_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers)) }
+        if request.refusePrivateAddresses {
+            // Both: the first keeps a connection to a refused address from being opened at all; the second catches
+            // a reused connection (opened for another load) before a request is sent on it, on every redirect hop.
+            set("OPENSOCKETFUNCTION", ip_curl_easy_setopt_opensocket_callback(easy, AddressPolicy.openSocket))
+            set("OPENSOCKETDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context))
+            set("PREREQFUNCTION", ip_curl_easy_setopt_prereq_callback(easy, AddressPolicy.beforeRequest))
+            set("PREREQDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
+        }
         if let (name, code) = failed {
             throw PluginFailure.internalError(
                 "libcurl refused CURLOPT_\(name): " + String(cString: curl_easy_strerror(code)))

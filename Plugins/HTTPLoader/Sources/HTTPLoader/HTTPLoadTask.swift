@@ -31,6 +31,10 @@ final class HTTPLoadTask: @unchecked Sendable {
     /// The current response's Content-Length header; -1 when absent.
     var announcedLength: Int64 = -1
     var stopReason: PluginFailure?
+    /// When the engine added the transfer (CLOCK_MONOTONIC nanoseconds) and whether a response header has come
+    /// since: the first-byte deadline counts from the first and ends with the second.
+    var startedAt: UInt64 = 0
+    var headersBegan = false
     private var finished = false
 
     private init(request: HTTPRequest, callbacks: LoadCallbacks) {

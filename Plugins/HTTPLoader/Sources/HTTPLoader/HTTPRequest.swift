@@ -9,6 +9,8 @@ struct HTTPRequest: Sendable {
     static let defaultTimeoutMilliseconds: UInt32 = 60_000
     static let defaultConnectTimeoutMilliseconds: UInt32 = 10_000
     static let defaultMaxRedirects: UInt32 = 10
+    /// A server that accepts a connection and never answers fails after this, not after the whole timeout.
+    static let defaultFirstByteTimeoutMilliseconds: UInt32 = 30_000
 
     let url: String
     /// Extra "Name: value" lines, each free of CR and LF.
@@ -18,6 +20,12 @@ struct HTTPRequest: Sendable {
     let timeoutMilliseconds: UInt32
     let connectTimeoutMilliseconds: UInt32
     let maxRedirects: UInt32
+    /// At most the whole-transfer timeout.
+    let firstByteTimeoutMilliseconds: UInt32
+    /// IP_LOAD_REFUSE_PRIVATE_ADDRESSES.
+    let refusePrivateAddresses: Bool
+    /// False with IP_LOAD_NO_REDIRECTS.
+    let followsRedirects: Bool
 
     init(copying pointer: UnsafePointer<ip_load_request>?) throws {
         guard let pointer else { throw PluginFailure.internalError("start called without a request") }
@@ -38,6 +46,11 @@ struct HTTPRequest: Sendable {
         connectTimeoutMilliseconds =
             raw.connect_timeout_ms == 0 ? Self.defaultConnectTimeoutMilliseconds : raw.connect_timeout_ms
         maxRedirects = raw.max_redirects == 0 ? Self.defaultMaxRedirects : raw.max_redirects
+        firstByteTimeoutMilliseconds = min(
+            raw.first_byte_timeout_ms == 0 ? Self.defaultFirstByteTimeoutMilliseconds : raw.first_byte_timeout_ms,
+            timeoutMilliseconds)
+        refusePrivateAddresses = raw.flags & UInt32(IP_LOAD_REFUSE_PRIVATE_ADDRESSES) != 0
+        followsRedirects = raw.flags & UInt32(IP_LOAD_NO_REDIRECTS) == 0
     }
 
     /// Parses the URL with libcurl's own parser, so what is accepted here is exactly what the transfer will use,

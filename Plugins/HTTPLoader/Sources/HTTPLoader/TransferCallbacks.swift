@@ -50,6 +50,7 @@ extension HTTPLoadTask {
     /// Notes what the next `response()` and a failure message need: whether Content-Length counts encoded
     /// bytes, and the Content-Length itself (libcurl does not report it when it refused it as too large).
     func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        headersBegan = true
         if line.starts(with: "HTTP/".utf8) {
             // A new response (after a redirect or a 1xx) starts over.
             contentEncoded = false

@@ -105,8 +105,9 @@ final class TransferEngine: @unchecked Sendable {
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
             finishDone()
+            let nextDeadline = enforceFirstByteDeadlines()
             // With transfers in flight libcurl shortens the wait to its own next timer; idle, sleep long.
-            _ = curl_multi_poll(multi, nil, 0, active.isEmpty ? 60_000 : 1_000, nil)
+            _ = curl_multi_poll(multi, nil, 0, active.isEmpty ? 60_000 : min(1_000, nextDeadline), nil)
         }
     }
 
@@ -121,7 +122,34 @@ final class TransferEngine: @unchecked Sendable {
                 "cannot start the transfer: " + String(cString: curl_multi_strerror(added))))
             return
         }
+        task.startedAt = Self.now()
         active[ObjectIdentifier(task)] = task
+    }
+
+    /// Stops every transfer whose server has not begun to answer within its first-byte timeout (libcurl has no
+    /// such deadline: its low-speed limit also fires on slow bodies, and its total timeout is much longer); returns
+    /// the milliseconds until the nearest remaining deadline.
+    private func enforceFirstByteDeadlines() -> Int32 {
+        let now = Self.now()
+        var nearest: UInt64 = 1_000
+        for task in active.values where !task.headersBegan {
+            let deadline = task.startedAt + UInt64(task.request.firstByteTimeoutMilliseconds) * 1_000_000
+            if now >= deadline {
+                active.removeValue(forKey: ObjectIdentifier(task))
+                if let easy = task.easy { curl_multi_remove_handle(multi, easy) }
+                task.finish(PluginFailure(IP_STATUS_IO, "no response from the server within \(task.request.firstByteTimeoutMilliseconds) ms "
+                                          + "of the request (first-byte timeout)"))
+            } else {
+                nearest = min(nearest, (deadline - now) / 1_000_000 + 1)
+            }
+        }
+        return Int32(nearest)
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// A cancel for a task that already finished (or was never added) is ignored: it completed already.

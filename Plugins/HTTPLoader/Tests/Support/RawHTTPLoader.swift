@@ -40,7 +40,8 @@ final class RawHTTPLoader: Sendable {
 
     /// Starts a load; the recording holds the events. Throws with the status when start() refuses.
     func start(_ url: String, headers: [String] = [], maxBytes: UInt64 = 0, timeoutMilliseconds: UInt32 = 0,
-               maxRedirects: UInt32 = 0, recording: Recording = Recording()) throws -> RunningLoad {
+               maxRedirects: UInt32 = 0, flags: UInt32 = 0, firstByteTimeoutMilliseconds: UInt32 = 0,
+               recording: Recording = Recording()) throws -> RunningLoad {
         var callbacks = ip_load_callbacks(
             struct_size: UInt32(MemoryLayout<ip_load_callbacks>.size),
             context: Unmanaged.passRetained(recording).toOpaque(),
@@ -66,7 +67,8 @@ final class RawHTTPLoader: Sendable {
                     var request = ip_load_request(
                         struct_size: UInt32(MemoryLayout<ip_load_request>.size), url: cURL,
                         headers: headers.isEmpty ? nil : UnsafePointer(headerList.baseAddress), max_bytes: maxBytes,
-                        timeout_ms: timeoutMilliseconds, connect_timeout_ms: 0, max_redirects: maxRedirects)
+                        timeout_ms: timeoutMilliseconds, connect_timeout_ms: 0, max_redirects: maxRedirects,
+                        flags: flags, first_byte_timeout_ms: firstByteTimeoutMilliseconds)
                     return loader.pointee.start(&request, &callbacks, &task,
                                                 ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
                 }

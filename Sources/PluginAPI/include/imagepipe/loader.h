@@ -30,6 +30,15 @@ typedef struct ip_loader_descriptor {
     int32_t priority;
 } ip_loader_descriptor;
 
+/* Load policy flags (ip_load_request.flags). */
+/* Refuse loopback, private (RFC 1918, unique-local), link-local, carrier-grade NAT, unspecified, multicast and
+ * other non-public destinations: checked against the resolved address of every connection the load makes or
+ * reuses, redirects included, before a request is sent on it — so neither a DNS name, a redirect nor DNS
+ * rebinding reaches an internal service (SSRF). Complete with IP_STATUS_IO and a message naming the address. */
+#define IP_LOAD_REFUSE_PRIVATE_ADDRESSES (1u << 0)
+/* Follow no redirect (max_redirects 0 means the loader's default): a 3xx response is the response. */
+#define IP_LOAD_NO_REDIRECTS (1u << 1)
+
 typedef struct ip_load_request {
     uint32_t struct_size;
     /* Absolute URL, or a plain absolute path for the file scheme. Borrowed until start() returns. */
@@ -43,6 +52,11 @@ typedef struct ip_load_request {
     uint32_t connect_timeout_ms;
     /* Redirects to follow; 0 = the loader's default. */
     uint32_t max_redirects;
+    /* IP_LOAD_* bits. */
+    uint32_t flags;
+    /* Milliseconds from start() until the response headers begin to arrive; 0 = the loader's default. A server
+     * that accepts the connection and never answers then fails at this deadline, not at timeout_ms. */
+    uint32_t first_byte_timeout_ms;
 } ip_load_request;
 
 typedef struct ip_load_callbacks {

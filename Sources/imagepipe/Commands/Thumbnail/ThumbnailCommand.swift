@@ -73,7 +73,7 @@ enum ThumbnailCommand: Command {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
                                      .union(IsolationSetup.valued).union(ownValued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(ownFlags))
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(ownFlags))
         guard !args.positionals.isEmpty else { throw UsageError("expected at least one source (a file, a folder, a URL, or - for a list on standard input)") }
         if args.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input (-) can be read once") }
         if args.positionals.contains("-"), StandardInput.isTerminal {

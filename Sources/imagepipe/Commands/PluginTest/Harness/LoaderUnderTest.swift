@@ -101,7 +101,8 @@ struct LoaderUnderTest: @unchecked Sendable {
         var message = [CChar](repeating: 0, count: 1024)
         let startStatus = url.withCString { urlPointer in
             var request = ip_load_request(struct_size: UInt32(MemoryLayout<ip_load_request>.size), url: urlPointer, headers: nil,
-                                          max_bytes: maxBytes, timeout_ms: 15000, connect_timeout_ms: 5000, max_redirects: 0)
+                                          max_bytes: maxBytes, timeout_ms: 15000, connect_timeout_ms: 5000, max_redirects: 0,
+                                          flags: 0, first_byte_timeout_ms: 0)
             return message.withUnsafeMutableBufferPointer { m in
                 Watchdog.guarding("loader start \(url)", limit: callLimit) {
                     table.start(&request, &callbacks, &task, ip_message(buffer: m.baseAddress, capacity: m.count))
