@@ -9,6 +9,7 @@
  *   stack         unbounded recursion (stack overflow)
  *   loop          spins forever, never polling cancellation
  *   sleep         blocks forever without using CPU
+ *   poll          works (1 ms steps) until the host cancels the call, then returns CANCELLED, as a coder should
  *   alloc         allocates without bound; when malloc fails, aborts (as g_malloc and Rust's allocator do)
  *   alloc-status  allocates without bound; when malloc fails, frees everything and returns NO_MEMORY
  *   exec          tries to execve /bin/true and reports the error it got
@@ -69,6 +70,14 @@ static ip_status misbehave(const ip_decode_request *request, ip_message message)
     if (is_mode(request, "loop")) {
         volatile unsigned long spin = 0;
         for (;;) spin++;
+    }
+    if (is_mode(request, "poll")) {
+        while (!g_host->is_cancelled(request->call)) {
+            struct timespec step = {0, 1000000};
+            nanosleep(&step, NULL);
+        }
+        say(message, "cancelled");
+        return IP_STATUS_CANCELLED;
     }
     if (is_mode(request, "sleep")) {
         for (;;) {

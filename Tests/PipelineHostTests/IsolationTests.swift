@@ -57,6 +57,20 @@ import TestSupport
         pool.shutdown()
     }
 
+    @Test("a timeout bounds an in-process decode too: the call is cancelled at the deadline and the coder stops")
+    func inProcessDecodesHonourTheTimeout() throws {
+        let host = Support.host(try Support.pluginFolder())
+        let started = Date()
+        // "poll" works until its call is cancelled: without the deadline this decode would never end.
+        let failure = Support.failure { _ = try host.coders.decode(data: Support.input("poll"), isolation: .inProcess, timeout: 0.3) }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(failure == .timedOutInProcess(after: 0.3))
+        #expect(failure?.code == 6004 && failure?.description.contains("timed out after 0.3 s") == true)
+        #expect(elapsed >= 0.3 && elapsed < 3, "took \(elapsed) s")
+        // A decode that finishes in time is unaffected by its deadline.
+        #expect(try host.coders.decode(data: Support.input("ok"), isolation: .inProcess, timeout: 5).width == 3)
+    }
+
     @Test func unboundedAllocationHitsTheMemoryLimit() throws {
         let host = Support.host(try Support.pluginFolder())
         let pool = try Support.attachPool(to: host, memoryLimit: 384 << 20)

@@ -16,7 +16,11 @@ extension CodersManager {
         set { isolationSettings.withLock { $0.isolation = newValue } }
     }
 
-    /// Decodes under an explicit isolation policy; `timeout` (seconds) bounds an isolated decode (default: the pool's).
+    /// Decodes under an explicit isolation policy. `timeout` (seconds) bounds the decode wherever it runs: an
+    /// isolated one is killed with its worker (default: the pool's timeout); an in-process one is cancelled at the
+    /// deadline and fails with `timedOutInProcess` once its coder reaches a cancellation check (every coder here
+    /// polls between rows, tiles or frames; librsvg and poppler cannot be interrupted, which is why they are
+    /// isolated by default).
     public func decode(data: [UInt8], options: DecodeOptions = DecodeOptions(), isolation: Isolation, timeout: Double? = nil) throws -> Image {
         try decode(data: data, options: options, isolation: isolation, timeout: timeout, cancellation: nil)
     }
@@ -28,7 +32,10 @@ extension CodersManager {
 
     func decode(data: [UInt8], options: DecodeOptions, isolation: Isolation?, timeout: Double?, cancellation: CallContext?) throws -> Image {
         try route(data, options: options, isolation: isolation) { coder in
-            try decodeInProcess(data: data, coder: coder, options: options, cancellation: cancellation)
+            guard let timeout else { return try decodeInProcess(data: data, coder: coder, options: options, cancellation: cancellation) }
+            return try InProcessDeadline.run(seconds: timeout, context: cancellation ?? CallContext(limits: options.limits)) { context in
+                try decodeInProcess(data: data, coder: coder, options: options, cancellation: context)
+            }
         } isolated: { pool, coder, confirm in
             try data.withUnsafeBytes {
                 try pool.decode($0, coderID: coder.descriptor.id, options: options, timeout: timeout, cancellation: cancellation,

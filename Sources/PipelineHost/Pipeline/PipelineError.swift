@@ -26,6 +26,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     case decoderCrashed(coder: String, signal: Int32)
     /// An isolated decode was still running after `after` seconds; its worker was killed and replaced.
     case timedOut(after: Double)
+    /// An in-process decode passed its deadline: the host cancelled the call and the coder stopped at its next
+    /// cancellation check.
+    case timedOutInProcess(after: Double)
     /// An isolated decode needed more than its worker's memory cap of `limit` bytes; the worker was replaced.
     case memoryLimitExceeded(limit: Int)
     /// An image the host was about to produce (output, upscale, intermediate) is larger than the pixel or
@@ -47,7 +50,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .invalidArgument: nil
         case .notInCache: .notFound
         case .decoderCrashed: .internalError
-        case .timedOut: .limitExceeded
+        case .timedOut, .timedOutInProcess: .limitExceeded
         case .memoryLimitExceeded: .noMemory
         case .pixelLimitExceeded, .memoryBudgetExceeded: .limitExceeded
         }
@@ -70,6 +73,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .cancelled: 5002
         case .decoderCrashed: 6001
         case .timedOut: 6002
+        case .timedOutInProcess: 6004
         case .memoryLimitExceeded: 6003
         case .pixelLimitExceeded: 5003
         case .memoryBudgetExceeded: 5004
@@ -102,6 +106,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
             signal == 0 ? "the decoder \(coder) exited unexpectedly in its isolated worker"
                 : "the decoder \(coder) crashed (\(LinuxSystem.signalName(signal))) in its isolated worker"
         case .timedOut(let seconds): "decoding timed out after \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s; the isolated worker was stopped"
+        case .timedOutInProcess(let seconds):
+            "decoding timed out after \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s; the decoder was cancelled"
         case .memoryLimitExceeded(let limit): "decoding exceeded the isolated worker's memory limit of \(limit >> 20) MiB"
         case .pixelLimitExceeded(let width, let height, let limit):
             "a \(width)x\(height) result exceeds the pixel limit of \(limit)"

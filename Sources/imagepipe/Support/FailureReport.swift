@@ -81,7 +81,7 @@ enum FailureReport {
             return "raise --max-pixels if the result is wanted, or ask a smaller --size"
         case .memoryBudgetExceeded:
             return "raise --max-memory if the result is wanted, or ask a smaller --size"
-        case .timedOut: return "raise --timeout for a file known to be slow"
+        case .timedOut, .timedOutInProcess: return "raise --timeout for a file known to be slow"
         case .memoryLimitExceeded: return "raise --max-memory if the file is trusted"
         case .unknownFormat: return "'imagepipe coders' lists the formats the installed plugins read"
         case .noLoader: return "'imagepipe loaders' lists the URL schemes the installed plugins load"
