@@ -24,6 +24,16 @@ import TestSupport
         #expect(capabilities & 0b11 == 0b11, "png decodes and encodes")
     }
 
+    @Test("an empty or relative --plugin-dir is a usage error: it would mean the current folder, which is never searched")
+    func pluginDirMustBeAbsolute() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for value in ["", "relative/plugins", "."] {
+            let result = try CommandLine.run(binary, ["coders", "--plugin-dir", value], currentDirectory: folder)
+            #expect(result.status == 2 && result.stderr.contains("never searched"), "'\(value)': \(result.status) \(result.stderr)")
+        }
+    }
+
     @Test func pluginsExplainsEveryFileItSaw() throws {
         let folder = try TestPaths.temporaryDirectory()
         try Data("junk".utf8).write(to: URL(fileURLWithPath: folder + "/junk.so"))
