@@ -12,15 +12,19 @@ public struct EncodeOptions: Sendable, Hashable, Codable {
     public var progressive: Bool
     /// Animation loops; 0 = infinite.
     public var loopCount: Int
+    /// What transparent pixels become in a format without alpha (JPEG); nil = white, as libvips and ImageMagick
+    /// do when saving transparency to JPEG. Formats with alpha keep it and ignore this.
+    public var background: RGBAColor?
 
     public init(quality: Int? = nil, speed: Int? = nil, bitDepth: Int? = nil, lossless: Bool = false,
-                progressive: Bool = false, loopCount: Int = 0) {
+                progressive: Bool = false, loopCount: Int = 0, background: RGBAColor? = nil) {
         self.quality = quality
         self.speed = speed
         self.bitDepth = bitDepth
         self.lossless = lossless
         self.progressive = progressive
         self.loopCount = loopCount
+        self.background = background
     }
 
     var abi: ip_encode_options {

@@ -8,7 +8,10 @@ extension PluginCoder {
         }
         let sink = ByteSink(limit: maxOutputBytes)
         let context = CallContext(limits: DecodeLimits())
-        let frames = try frames.map { try EncodeColor.prepare($0, format: descriptor.format) }
+        let frames = try frames.map { frame in
+            let opaque = try EncodeBackground.flattenIfNeeded(frame, format: descriptor.format, background: options.background)
+            return try EncodeColor.prepare(opaque, format: descriptor.format)
+        }
         // The ICC bytes each frame lends its encoder, alive until the call returns.
         let profiles = frames.map { frame in frame.color?.iccProfile.map { bytes -> UnsafeMutableBufferPointer<UInt8> in
             let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)

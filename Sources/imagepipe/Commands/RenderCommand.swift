@@ -15,6 +15,7 @@ enum RenderCommand: Command {
           --format FORMAT     the output format (png, jpg, webp, avif, heic, gif...) instead of -o's extension
           --quality N         encoder quality 1...100 (default: the encoder's)
           --lossless          lossless encoding where the format offers it
+          --background COLOR  what transparent pixels become in a format without alpha, JPEG (default white)
           --force             replace a read-only output, or the file a symbolic link at -o points to
 
         The output is written to a temporary file beside it and renamed into place: a failed or interrupted render
@@ -32,8 +33,8 @@ enum RenderCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
-                                     .union(["o", "output", "quality", "format"]),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(["lossless", "force"]))
+                                     .union(["o", "output", "format"]).union(EncodeArguments.valued),
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(EncodeArguments.flags).union(["force"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         let format = try outputFormat(args, output: output)
@@ -46,7 +47,7 @@ enum RenderCommand: Command {
         // The encoder's plugin opens on another core while the source loads and decodes.
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
-        let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
+        let encodeOptions = try EncodeArguments.options(args)
         let subject = args.positionals[0] == "-" ? "standard input" : args.positionals[0]
         let source: RenderSource
         if args.positionals[0] == "-" {

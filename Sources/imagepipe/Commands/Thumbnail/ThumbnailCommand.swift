@@ -30,7 +30,7 @@ enum ThumbnailCommand: Command {
                                 %p  the page or frame, from 0               %%  a percent sign
           --out-dir DIR       write under DIR instead, at each file's path relative to the folder it was found in
           --format FORMAT     the output format, instead of the template's extension
-          --quality N, --lossless   as for render
+          --quality N, --lossless, --background COLOR   as for render
           --force             render again outputs that are up to date (see below)
 
           Examples:
@@ -66,8 +66,8 @@ enum ThumbnailCommand: Command {
         \(HostSetup.helpText)
         """
 
-    static let ownValued: Set<String> = ["o", "output", "out-dir", "format", "quality", "pages", "frames", "jobs"]
-    static let ownFlags: Set<String> = ["lossless", "force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"]
+    static let ownValued: Set<String> = EncodeArguments.valued.union(["o", "output", "out-dir", "format", "pages", "frames", "jobs"])
+    static let ownFlags: Set<String> = EncodeArguments.flags.union(["force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"])
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
@@ -104,7 +104,7 @@ enum ThumbnailCommand: Command {
         // A list on standard input may name URLs.
         let anyRemote = args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
         let manager = try HostSetup.manager(args, host: host, remoteSources: anyRemote)
-        let encodeOptions = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))
+        let encodeOptions = try EncodeArguments.options(args)
         let settings = BatchSettings(
             sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
             everyFrame: everyFrame, encodeOptions: encodeOptions, loadOptions: try IsolationSetup.loadOptions(args),
@@ -168,7 +168,7 @@ enum ThumbnailCommand: Command {
 
     /// The options an output's bytes depend on, as its stamp records them (a password is recorded as given or not).
     static func stampText(options: DecodeOptions, encode: EncodeOptions, format: String, everyFrame: Bool) -> String {
-        var parts = ["format=\(format)", "quality=\(encode.quality.map(String.init) ?? "default")", "lossless=\(encode.lossless)",
+        var parts = ["format=\(format)", "quality=\(encode.quality.map(String.init) ?? "default")", "lossless=\(encode.lossless)", "background=\(encode.background.map { "\($0)" } ?? "white")",
                      "mode=\(options.scaleMode.rawValue)", "upscale=\(options.allowUpscale)",
                      "tint=\(options.tint.map { "\($0)" } ?? "none")", "template=\(options.template)",
                      "transparent=\(options.transparentBackground)", "high-bit-depth=\(options.highBitDepth)",
