@@ -62,17 +62,20 @@ struct JPEGEncodeTests {
         #expect(q40.count < q85.count)
     }
 
-    @Test("premultiplied input is un-premultiplied; alpha is dropped")
+    @Test("translucent input is composited onto the background (white by default) before alpha is dropped")
     func premultiplied() throws {
         // Colour (200, 100, 50) at alpha 128, stored premultiplied.
         let premultiplied: [UInt8] = [100, 50, 25, 128]
         let image = try Image(width: 16, height: 16, pixelFormat: .rgba8, alphaMode: .premultiplied,
                               bytes: Array((0..<256).map { _ in premultiplied }.joined()))
         let coders = try JPEGTesting.coders()
-        let decoded = try JPEGTesting.decodeRGB(try coders.encode(image, format: "jpeg", options: EncodeOptions(quality: 95)),
-                                                coders: coders)
-        let pixel = decoded.pixel(x: 8, y: 8)
-        #expect(zip(pixel, [200, 100, 50] as [UInt8]).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(pixel)")
+        // Over white: premultiplied colour + 255 × (1 − 128/255) = +127.
+        for (background, expected) in [(nil, [227, 177, 152]), (RGBAColor(red: 0, green: 0, blue: 0), [100, 50, 25]),
+                                       (RGBAColor(red: 0, green: 0, blue: 255), [100, 50, 152])] as [(RGBAColor?, [Int])] {
+            let encoded = try coders.encode(image, format: "jpeg", options: EncodeOptions(quality: 95, background: background))
+            let pixel = try JPEGTesting.decodeRGB(encoded, coders: coders).pixel(x: 8, y: 8)
+            #expect(zip(pixel, expected).allSatisfy { abs(Int($0) - $1) <= 2 }, "\(String(describing: background)): \(pixel)")
+        }
     }
 
     @Test("RGBA16 input is scaled to 8 bits")
