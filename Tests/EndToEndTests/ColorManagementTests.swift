@@ -120,6 +120,8 @@ struct ColorManagementTests {
         let profile = try #require(try host.coders.probe(data: data).color?.iccProfile)
         let kept = try host.coders.decode(data: data, options: DecodeOptions(colorOutput: .keep))
         #expect(kept.color?.iccProfile == profile)
+        // Resampling stays in the image's colour space, so a resized kept image keeps its label.
+        #expect(try ImageTransformers.ResizeTo(size: PixelSize(width: 24, height: 16)).transform(kept).color == kept.color)
         let expected = try host.coders.decode(data: data).bytes
         for format in ["png", "jpg", "webp", "avif", "heic"] {
             let encoded = try host.coders.encode(kept, format: format, options: EncodeOptions(quality: 100, lossless: format == "png" || format == "webp"))

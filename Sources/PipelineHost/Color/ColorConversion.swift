@@ -18,7 +18,7 @@ enum ColorConversion {
         }
         let outputFormat: PixelFormat = eightBit ? .rgba8 : image.pixelFormat
         if image.color == target, outputFormat == image.pixelFormat { return image }
-        guard let transform = try transforms.transform(from: image.color, toP3: output == .displayP3,
+        guard let transform = transforms.transform(from: image.color, toP3: output == .displayP3,
                                                        input: image.pixelFormat, output: outputFormat, alpha: image.alphaMode) else {
             return outputFormat == image.pixelFormat ? image.with(color: target) : try depthOnly(image, to: outputFormat, limits: limits).with(color: target)
         }
@@ -102,7 +102,7 @@ final class TransformCache: Sendable {
     /// The conversion, or nil when there is nothing to convert (already in the target, or an unusable
     /// description that passes as sRGB after one warning).
     func transform(from source: ColorDescription?, toP3: Bool, input: PixelFormat, output: PixelFormat,
-                   alpha: AlphaMode) throws -> PreparedConversion? {
+                   alpha: AlphaMode) -> PreparedConversion? {
         let key = Key(source: source, toP3: toP3, input: input, output: output, premultiplied: alpha == .premultiplied)
         return entries.withLock { cache in
             if let cached = cache[key] { return cached }
@@ -114,10 +114,9 @@ final class TransformCache: Sendable {
     }
 
     /// An ICC profile equivalent to a description without one (CICP, PNG chunks), for encoders that store only
-    /// ICC; nil when the description means sRGB.
-    func iccProfile(for color: ColorDescription) -> [UInt8]? {
-        if let icc = color.iccProfile { return icc }
-        return entries.withLock { _ in ColorProfiles.source(for: color).profile?.iccBytes }
+    /// ICC; nil when the description means sRGB. (Built under the cache's lock, like every profile here.)
+    func iccProfile(forDescriptionWithoutOne color: ColorDescription) -> [UInt8]? {
+        entries.withLock { _ in ColorProfiles.source(for: color).profile?.iccBytes }
     }
 
     private static func build(_ key: Key) -> PreparedConversion? {

@@ -3,9 +3,10 @@ import CLCMS2
 import Glibc
 #endif
 
-/// Owned Little CMS handles. Profiles are only used while building a transform, under `ColorTransforms`' lock;
-/// transforms are created with cmsFLAGS_NOCACHE, which makes one transform safe to run on many threads at once.
-final class LCMSProfile: @unchecked Sendable {  // a C handle used under ColorTransforms' lock only
+/// Owned Little CMS handles. A profile is used by one thread at a time (the one that opened it, or `TransformCache`
+/// under its lock); transforms are created with cmsFLAGS_NOCACHE, which makes one transform safe to run on many
+/// threads at once.
+final class LCMSProfile: @unchecked Sendable {  // a C handle, never used by two threads at once
     let handle: cmsHPROFILE
     init?(_ handle: cmsHPROFILE?) {
         guard let handle else { return nil }

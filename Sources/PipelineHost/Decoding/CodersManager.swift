@@ -111,7 +111,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         // Colour after resampling (fewer pixels), before tint; a template tint replaces every colour anyway.
         if !options.template || options.tint == nil {
             let eightBit = !options.highBitDepth && result.pixelFormat == .rgba16
-            result = try ColorConversion.apply(result.with(color: image.color), output: options.colorOutput,
+            result = try ColorConversion.apply(result, output: options.colorOutput,
                                                eightBit: eightBit, limits: limits)
         }
         if options.template, let tint = options.tint, !caps.contains(.tints) {

@@ -14,7 +14,7 @@ enum EncodeColor {
         if color.isHDR {
             return try ColorConversion.apply(frame, output: .srgb, eightBit: false, limits: DecodeLimits())
         }
-        let icc = ColorConversion.transforms.iccProfile(for: color)
+        let icc = ColorConversion.transforms.iccProfile(forDescriptionWithoutOne: color)
         return frame.with(color: icc.map { ColorDescription(iccProfile: $0) })
     }
 }

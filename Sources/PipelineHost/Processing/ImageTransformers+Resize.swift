@@ -117,7 +117,8 @@ extension ImageTransformers {
                     }
                 }
             }
-            return output
+            // Resampling mixes values within one colour space: the result is in the source's.
+            return output.with(color: image.color)
         }
 
         @inline(__always)
