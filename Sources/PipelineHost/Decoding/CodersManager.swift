@@ -2,10 +2,8 @@ import Synchronization
 
 /// Chooses a coder for each request and finishes what the coder leaves to the host.
 ///
-/// Finishing: a coder that does not render at size (`.scales`) decodes at full size and the host resamples to
-/// the requested box; the colour step converts from the space the source states to `options.colorOutput`
-/// (ColorConversion); a coder that does not tint (`.tints`) gets the host's template tint afterwards. So every
-/// caller sees the same result whichever coder ran.
+/// What the coder leaves to the host (resampling, colour, template tint) is done by the one `FinishingStep`, so
+/// every caller sees the same result whichever coder ran and wherever it ran.
 ///
 /// Isolation (CodersManager+Isolation.swift): with a `workerPool`, probes and decodes of some coders run in
 /// sandboxed worker processes, per `defaultIsolation` or per call.
@@ -47,8 +45,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     /// Decodes with `coder` in this process, whatever the isolation policy.
     func decodeInProcess(data: [UInt8], coder: PluginCoder, options: DecodeOptions, cancellation: CallContext?) throws -> Image {
         let context = cancellation ?? CallContext(limits: options.limits)
-        let raw = try data.withUnsafeBytes { try coder.decodeRaw($0, options: options, context: context) }
-        return try finish(raw, coder: coder, options: options)
+        return try data.withUnsafeBytes { try DecodePlan.decode($0, coder: coder, options: options, context: context) }
     }
 
     public func encode(_ image: Image, format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
@@ -60,19 +57,6 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         guard let coder = encoder(for: format), let first = frames.first else { throw PipelineError.noEncoder(format: format) }
         return try coder.encode(coder.descriptor.capabilities.contains(.animated) ? frames : [first], options: options)
-    }
-
-    /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
-    public func allFrames(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> [Image] {
-        guard let coder = coder(forData: data), coder.descriptor.capabilities.contains(.animated) else {
-            return [try decode(data: data, options: options)]
-        }
-        return try frames(data: data, options: options).readAll()
-    }
-
-    /// Reads the frames of an animation lazily. For a still image, use `decode`.
-    public func frames(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> FrameReader {
-        try FrameReader(coder: try chooseCoder(for: data, options: options), manager: self, data: data, options: options)
     }
 
     func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
@@ -88,36 +72,5 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
             throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,
                                                message: "input of \(data.count) bytes exceeds the limit of \(options.limits.maxInputBytes)")
         }
-    }
-
-    /// Resample and tint what the coder did not. Every buffer it is about to allocate is checked first against the
-    /// request's pixel limit (outputs and upscales, not only what the coder decoded) and memory budget (the decoded
-    /// image, the resampler's intermediate rows and the output held at once), so an oversized request fails at
-    /// once instead of running for seconds and gigabytes.
-    func finish(_ image: Image, coder: PluginCoder, options: DecodeOptions) throws -> Image {
-        var result = image
-        let caps = coder.descriptor.capabilities
-        let limits = options.limits
-        if !caps.contains(.scales), options.thumbnailSize != nil {
-            let placement = Placement(sourceWidth: image.width, sourceHeight: image.height, request: options.thumbnailSize,
-                                      mode: options.scaleMode, allowUpscale: options.allowUpscale)
-            if !placement.isIdentity || placement.outputWidth != image.width || placement.outputHeight != image.height {
-                try limits.checkOutput(width: placement.outputWidth, height: placement.outputHeight)
-                try limits.checkMemory(holding: image.byteCount,
-                                       adding: ImageTransformers.Resize.workingBytes(image, to: placement))
-                result = try ImageTransformers.Resize.resample(result, to: placement)
-            }
-        }
-        // Colour after resampling (fewer pixels), before tint; a template tint replaces every colour anyway.
-        if !options.template || options.tint == nil {
-            let eightBit = !options.highBitDepth && result.pixelFormat == .rgba16
-            result = try ColorConversion.apply(result, output: options.colorOutput,
-                                               eightBit: eightBit, limits: limits)
-        }
-        if options.template, let tint = options.tint, !caps.contains(.tints) {
-            try limits.checkMemory(holding: result.byteCount, adding: result.byteCount)
-            result = try ImageTransformers.Tint.template(result, color: tint)
-        }
-        return result
     }
 }

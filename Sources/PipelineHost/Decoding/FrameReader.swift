@@ -7,8 +7,8 @@ import PluginAPI
 /// Not Sendable: one reader is used from one task at a time, as the ABI's per-iterator thread tag requires.
 public final class FrameReader {
     public let coder: PluginCoder
-    private let manager: CodersManager
     private let options: DecodeOptions
+    private let finishing: FinishingStep
     private let data: UnsafeMutableBufferPointer<UInt8>
     private let abiOptions: UnsafeMutablePointer<ip_decode_options>
     private let request: UnsafeMutablePointer<ip_decode_request>
@@ -18,14 +18,21 @@ public final class FrameReader {
     private var delivered = 0
     private var finished = false
     private var released = false
+    /// Frames a worker already decoded (the coder is isolated): handed out in order instead of calling the slots.
+    private var decoded: [Image]?
 
-    init(coder: PluginCoder, manager: CodersManager, data source: [UInt8], options: DecodeOptions) throws {
+    init(coder: PluginCoder, data source: [UInt8], options requested: DecodeOptions, transformers: [any ImageTransforming] = []) throws {
         guard let open = try coder.vtable().frames_open, coder.descriptor.capabilities.contains(.animated) else {
             throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .unsupported, message: "this coder does not read animations")
         }
+        // Every frame is finished as a still decode is (the same plan: size, gravity, budget, colour, tint).
+        let plan = try source.withUnsafeBytes { bytes in
+            try DecodePlan(coder: coder, options: requested, transformers: transformers) { try coder.probe(bytes, options: requested) }
+        }
+        let options = plan.coderOptions
         self.coder = coder
-        self.manager = manager
         self.options = options
+        finishing = plan.finishing
         context = CallContext(limits: options.limits)
         data = .allocate(capacity: max(1, source.count))
         _ = data.initialize(from: source)
@@ -56,6 +63,18 @@ public final class FrameReader {
         iterator = opened
     }
 
+    /// A reader over frames decoded elsewhere (an isolated coder's worker).
+    init(coder: PluginCoder, decoded frames: [Image]) {
+        self.coder = coder
+        options = DecodeOptions()
+        finishing = FinishingStep(options: options, capabilities: coder.descriptor.capabilities)
+        context = CallContext(limits: options.limits)
+        data = .allocate(capacity: 1)
+        abiOptions = .allocate(capacity: 1)
+        request = .allocate(capacity: 1)
+        decoded = frames.reversed()
+    }
+
     deinit {
         if let iterator, let close = try? coder.vtable().frames_close { coder.calling { close(iterator) } }
         release()
@@ -75,8 +94,9 @@ public final class FrameReader {
     /// Cancels a frame being decoded on another thread (the plugin polls the flag).
     public func cancel() { context.cancel() }
 
-    /// The next composited frame (resized and tinted like a still decode), or nil after the last.
+    /// The next composited frame (finished like a still decode: `FinishingStep`), or nil after the last.
     public func next() throws -> Image? {
+        if decoded != nil { return decoded?.popLast() }
         guard !finished, let next = try coder.vtable().frames_next else { return nil }
         var frame = ip_image()
         frame.struct_size = UInt32(MemoryLayout<ip_image>.size)
@@ -94,7 +114,7 @@ public final class FrameReader {
             delivered += 1
             if options.firstFrameOnly { finished = true }
             let raw = try coder.adopt(frame, context: context)
-            return try manager.finish(raw, coder: coder, options: options)
+            return try finishing.apply(raw)
         case .end:
             finished = true
             return nil

@@ -76,6 +76,27 @@ enum SharedMemory {
         return fd
     }
 
+    /// A sealed memfd holding several images' rows one after another, tightly packed (an animation's frames).
+    static func makeOutput(images: [Image]) throws -> Int32 {
+        let fd = LinuxSystem.memfdCreate(outputName, sealable: true)
+        guard fd >= 0 else { throw Failure("memfd_create") }
+        var ok = false
+        defer { if !ok { LinuxSystem.closeDescriptor(fd) } }
+        var offset = 0
+        for image in images {
+            let rowBytes = image.width * image.pixelFormat.bytesPerPixel
+            try image.withUnsafeRows { rows in
+                for y in 0..<image.height {
+                    try write(UnsafeRawBufferPointer(start: rows + y * image.stride, count: rowBytes), to: fd, at: offset)
+                    offset += rowBytes
+                }
+            }
+        }
+        guard fcntl(fd, LinuxSystem.F_ADD_SEALS, outputSeals) == 0 else { throw Failure("sealing the output") }
+        ok = true
+        return fd
+    }
+
     /// Maps a worker's sealed output as the storage of an Image (no copy). Closes `fd` in every case.
     static func adoptOutput(_ fd: Int32, byteCount: Int) throws -> PixelStorage {
         defer { LinuxSystem.closeDescriptor(fd) }

@@ -181,6 +181,30 @@ public final class WorkerPool: Sendable {
         }
     }
 
+    /// Every frame of an animation, decoded in a worker (copied out of the worker's one output, one image each).
+    func animation(_ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions, timeout: Double?,
+                   cancellation: CallContext?, confirmWithSniff: Bool = false, pluginPath: String? = nil) throws -> Animation {
+        try run(.frames, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation,
+                confirmWithSniff: confirmWithSniff, pluginPath: pluginPath) { reply in
+            guard reply.kind == .frameSet, reply.descriptor >= 0 else { throw WorkerProtocolError("an animation was answered with \(reply.kind)") }
+            var descriptor = reply.descriptor
+            defer { if descriptor >= 0 { LinuxSystem.closeDescriptor(descriptor) } }
+            let set = try reply.decodeBody(WorkerFrameSet.self)
+            let total = set.frames.reduce(0) { $0 + max(0, $1.byteCount) }
+            guard !set.frames.isEmpty, total > 0, total <= Int(Int32.max) * 64 else { throw WorkerProtocolError("implausible frame set of \(total) bytes") }
+            descriptor = -1  // adoptOutput closes it
+            let storage = try SharedMemory.adoptOutput(reply.descriptor, byteCount: total)
+            var offset = 0
+            let frames = try set.frames.map { header -> Image in
+                guard header.byteCount > 0 else { throw WorkerProtocolError("an empty frame") }
+                let frame = try header.image(bytes: UnsafeRawBufferPointer(start: storage.pointer + offset, count: header.byteCount))
+                offset += header.byteCount
+                return frame.with(color: set.color)
+            }
+            return Animation(frames: frames, loopCount: set.loopCount)
+        }
+    }
+
     func probe(_ data: UnsafeRawBufferPointer, coderID: String, options: DecodeOptions, timeout: Double?,
                cancellation: CallContext?, confirmWithSniff: Bool = false, pluginPath: String? = nil) throws -> ImageInfo {
         try run(.probe, data, coderID: coderID, options: options, timeout: timeout, cancellation: cancellation,

@@ -94,7 +94,7 @@ final class WorkerProcess: @unchecked Sendable {
             throw End.died(status: collectExit())
         }
         let reply = try awaitMessage(until: deadline, isCancelled: isCancelled)
-        guard reply.requestID == id, [.image, .info, .failure].contains(reply.kind) else {
+        guard reply.requestID == id, [.image, .info, .failure, .frameSet].contains(reply.kind) else {
             LinuxSystem.closeDescriptor(reply.descriptor)
             terminate()
             throw End.misbehaved("unexpected \(reply.kind) reply to request \(id)")

@@ -22,6 +22,10 @@ struct WorkerMessage {
         case image = 4
         case info = 5
         case failure = 6
+        /// host → worker: every frame of an animation (`WorkerJob`); answered by `frameSet`.
+        case frames = 7
+        /// worker → host: `WorkerFrameSet` + one sealed memfd holding every frame's rows, one after another.
+        case frameSet = 8
     }
 
     static let magic: UInt32 = 0x3157_5049  // "IPW1"
@@ -115,6 +119,14 @@ struct WorkerJob: Codable {
     var pluginPath: String?
 }
 
+/// The frames of an animation decoded in a worker: each frame's header (its colour, the same for all, once) and the
+/// loop count; the pixels follow one another in the attached memfd in this order.
+struct WorkerFrameSet: Codable {
+    var frames: [WorkerImageHeader]
+    var color: ColorDescription?
+    var loopCount: Int?
+}
+
 /// The facts of an image whose pixels travel in the attached memfd (rows tightly packed).
 struct WorkerImageHeader: Codable {
     var width: Int
@@ -142,6 +154,13 @@ struct WorkerImageHeader: Codable {
         index = image.index
         byteCount = stride * image.height
         color = image.color
+    }
+
+    /// A copy of the image whose rows are `bytes` (one frame of a frame set).
+    func image(bytes: UnsafeRawBufferPointer) throws -> Image {
+        guard let storage = PixelStorage(byteCount: byteCount) else { throw PipelineError.memoryBudgetExceeded(bytes: byteCount, budget: 0) }
+        storage.pointer.update(from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: min(byteCount, bytes.count))
+        return try image(storage: storage)
     }
 
     /// Rebuilds the image over adopted storage, after checking that the header fits it.

@@ -38,8 +38,7 @@ public enum WorkerServer {
         options.preload.forEach(coders.open)
         let ready = WorkerReady(pid: getpid(), coders: coders.knownIDs)
         guard (try? channel.send(WorkerMessage(kind: .ready, requestID: 0, json: ready))) != nil else { exit(0) }
-        // The manager only finishes images (resample, tint): it needs no coder list of its own.
-        let server = Server(channel: channel, manager: CodersManager(coders: []), coders: coders)
+        let server = Server(channel: channel, coders: coders)
         while true {
             let received: WorkerChannel.Received
             do {
@@ -90,15 +89,13 @@ public enum WorkerServer {
     /// Serves one request at a time.
     final class Server {
         let channel: WorkerChannel
-        let manager: CodersManager
         let coders: WorkerCoders
         /// The host's input arena, mapped read-only, and its generation.
         private var arena: MappedRegion?
         private var arenaGeneration: Int?
 
-        init(channel: WorkerChannel, manager: CodersManager, coders: WorkerCoders) {
+        init(channel: WorkerChannel, coders: WorkerCoders) {
             self.channel = channel
-            self.manager = manager
             self.coders = coders
         }
 
@@ -126,7 +123,7 @@ public enum WorkerServer {
             defer { LinuxSystem.closeDescriptor(input) }
             let reply: WorkerMessage
             do {
-                guard message.kind == .decode || message.kind == .probe else {
+                guard message.kind == .decode || message.kind == .probe || message.kind == .frames else {
                     throw WorkerProtocolError("unexpected \(message.kind) request")
                 }
                 let job = try message.decodeBody(WorkerJob.self)
@@ -140,13 +137,20 @@ public enum WorkerServer {
                 if job.confirmWithSniff, !CoderSelection.confirms(coder, bytes) {
                     reply = try WorkerMessage(kind: .failure, requestID: message.requestID,
                                               json: WorkerFailure.notThisCoder(coder: job.coderID))
+                } else if message.kind == .frames {
+                    let animation = try CodersManager.animationInProcess(Array(bytes), coder: coder, options: job.options, transformers: [])
+                    let set = WorkerFrameSet(frames: animation.frames.map { var h = WorkerImageHeader($0); h.color = nil; return h },
+                                             color: animation.frames.first?.color, loopCount: animation.loopCount)
+                    let output = try SharedMemory.makeOutput(images: animation.frames)
+                    defer { LinuxSystem.closeDescriptor(output) }
+                    try channel.send(try WorkerMessage(kind: .frameSet, requestID: message.requestID, json: set, descriptor: output))
+                    return
                 } else if message.kind == .probe {
                     let info = try coder.probe(bytes, options: job.options)
                     reply = try WorkerMessage(kind: .info, requestID: message.requestID, json: info)
                 } else {
                     let context = CallContext(limits: job.options.limits)
-                    let raw = try coder.decodeRaw(bytes, options: job.options, context: context)
-                    let image = try manager.finish(raw, coder: coder, options: job.options)
+                    let image = try DecodePlan.decode(bytes, coder: coder, options: job.options, context: context)
                     let header = WorkerImageHeader(image)
                     let output = try image.withUnsafeRows { rows in
                         try SharedMemory.makeOutput(rows: rows, stride: image.stride, rowBytes: header.stride, height: image.height)

@@ -55,6 +55,20 @@ struct Placement {
     }
 
     var isIdentity: Bool { scaleX == 1 && scaleY == 1 && offsetX == 0 && offsetY == 0 }
+
+    /// The same scale with the overflow of an aspect-fill cut per `gravity` instead of equally on both sides.
+    func placed(by gravity: Gravity, sourceWidth: Int, sourceHeight: Int) -> Placement {
+        guard gravity != .center else { return self }
+        let (fx, fy) = gravity.fractions
+        return Placement(outputWidth: outputWidth, outputHeight: outputHeight, scaleX: scaleX, scaleY: scaleY,
+                         offsetX: (Double(outputWidth) - Double(sourceWidth) * scaleX) * fx,
+                         offsetY: (Double(outputHeight) - Double(sourceHeight) * scaleY) * fy)
+    }
+
+    private init(outputWidth: Int, outputHeight: Int, scaleX: Double, scaleY: Double, offsetX: Double, offsetY: Double) {
+        self.outputWidth = outputWidth; self.outputHeight = outputHeight
+        self.scaleX = scaleX; self.scaleY = scaleY; self.offsetX = offsetX; self.offsetY = offsetY
+    }
 }
 
 /// A straight (non-premultiplied) 8-bit colour, e.g. a tint.

@@ -89,12 +89,17 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
     /// The colour space of the result. Default `.srgb`: sources with ICC profiles, CICP or PNG colour chunks are
     /// converted (HDR tone-mapped), so untagged outputs look right everywhere.
     public var colorOutput: ColorOutput
+    /// Which part an aspect-fill keeps. Default `.center`.
+    public var gravity: Gravity
+    /// Without a `thumbnailSize`, decode to at most this many pixel bytes (keeping the aspect ratio), as
+    /// SDWebImage's `scaleDownLimitBytes`: a 100-megapixel photo shown whole need not cost 400 MB. Default nil.
+    public var scaleDownLimitBytes: Int?
 
     public init(thumbnailSize: PixelSize? = nil, scaleMode: ScaleMode = .fit, pageIndex: Int = 0, frameIndex: Int = 0,
                 firstFrameOnly: Bool = false, tint: RGBAColor? = nil, template: Bool = false, allowUpscale: Bool = false,
                 highBitDepth: Bool = false, transparentBackground: Bool = false, ignoreOrientation: Bool = false,
                 threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil,
-                colorOutput: ColorOutput = .srgb) {
+                colorOutput: ColorOutput = .srgb, gravity: Gravity = .center, scaleDownLimitBytes: Int? = nil) {
         self.thumbnailSize = thumbnailSize
         self.scaleMode = scaleMode
         self.pageIndex = pageIndex
@@ -111,6 +116,45 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         self.sourceURL = sourceURL
         self.password = password
         self.colorOutput = colorOutput
+        self.gravity = gravity
+        self.scaleDownLimitBytes = scaleDownLimitBytes
+    }
+
+    /// The options' part of a result's identity, as `name=value` terms in a fixed order, defaults left out (so a
+    /// new option with a default keeps every existing key). Everything that changes the pixels is here; what only
+    /// decides whether a decode may run (limits, password, threads, the source-URL hint) is not. Cache keys and
+    /// the batch's output stamps both read it, and a test changes each field in turn to prove the rule holds.
+    public var resultKeyTerms: [String] {
+        var terms: [String] = []
+        if let size = thumbnailSize { terms.append("size=\(size)"); terms.append("mode=\(scaleMode.rawValue)") }
+        if gravity != .center { terms.append("gravity=\(gravity.rawValue)") }
+        if pageIndex != 0 { terms.append("page=\(pageIndex)") }
+        if frameIndex != 0 { terms.append("frame=\(frameIndex)") }
+        if let tint { terms.append("tint=\(tint)") }
+        if template { terms.append("template") }
+        if allowUpscale { terms.append("upscale") }
+        if highBitDepth { terms.append("16bit") }
+        if transparentBackground { terms.append("transparent") }
+        if ignoreOrientation { terms.append("no-orientation") }
+        if firstFrameOnly { terms.append("first-frame") }
+        if colorOutput != .srgb { terms.append("color=\(colorOutput.rawValue)") }
+        if let scaleDownLimitBytes, thumbnailSize == nil { terms.append("scale-down=\(scaleDownLimitBytes)") }
+        return terms
+    }
+
+    /// The options of a full-size decode of the same source: what a raster coder without shrink-on-load produces
+    /// for any size (the finishing step does the rest), so its key is shared by every size.
+    var fullSize: DecodeOptions {
+        var full = self
+        full.thumbnailSize = nil
+        full.scaleMode = .fit
+        full.gravity = .center
+        full.allowUpscale = false
+        full.tint = nil
+        full.template = false
+        full.colorOutput = .srgb
+        full.scaleDownLimitBytes = nil
+        return full
     }
 
     /// Calls `body` with the C options; the C strings live for the duration of the call.

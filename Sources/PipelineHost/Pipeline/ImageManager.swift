@@ -1,21 +1,37 @@
 /// The pipeline's front door: URL or path in, image out.
 ///
-/// memory cache → (coalesced by result key) data cache for a small derived result → original bytes (data cache, or a
-/// fetch coalesced by URL key with the failed-URL list in front) → coder at size → transformers → stores.
-/// Any number of concurrent requests for one URL share one fetch; identical requests share one decode; a shared
-/// operation is cancelled only when all its waiters have cancelled.
+/// Stages, as Nuke's: memory cache → (coalesced by result key) data cache for a small derived result → original
+/// bytes (data cache, or a fetch coalesced by URL key with the failed-URL list in front) → decode (bounded
+/// executor; a raster source that has to be decoded in full anyway is decoded once for every size asked of it at
+/// the same time) → finishing and transformers (bounded executor) → stores. Any number of concurrent requests for
+/// one URL share one fetch; identical requests share everything; a shared operation is cancelled only when all
+/// its waiters have cancelled. Blocking work (decodes, filters, encodes) never runs on Swift's cooperative
+/// threads: each stage has its own `StageExecutor`.
 public final class ImageManager: Sendable {
     public let host: PluginHost
     public let configuration: ImagePipelineConfiguration
     private let fetches = Coalescer<String, [UInt8]>()
-    private let decodes = Coalescer<String, Image>()
+    private let results = Coalescer<String, Image>()
+    /// Full-size decodes of raster sources, shared by the sizes asked of one source at once.
+    private let fullDecodes = Coalescer<String, Image>()
     private let failed: FailedURLList
+    let decoding: StageExecutor
+    let processing: StageExecutor
+    let encoding: StageExecutor
+    private let counters = StatisticsCounters()
 
     public init(host: PluginHost, configuration: ImagePipelineConfiguration = ImagePipelineConfiguration()) {
         self.host = host
         self.configuration = configuration
         failed = FailedURLList(lifetime: configuration.failedURLLifetime)
+        let cores = LinuxSystem.processorCount
+        decoding = StageExecutor(name: "decoding", width: configuration.decodingWidth > 0 ? configuration.decodingWidth : cores)
+        processing = StageExecutor(name: "processing", width: configuration.processingWidth > 0 ? configuration.processingWidth : cores)
+        encoding = StageExecutor(name: "encoding", width: configuration.encodingWidth > 0 ? configuration.encodingWidth : cores)
     }
+
+    /// Counts of cache hits, fetches, decodes and processings so far.
+    public var statistics: PipelineStatistics { counters.snapshot }
 
     // MARK: Images
 
@@ -34,12 +50,16 @@ public final class ImageManager: Sendable {
     }
 
     /// The request's progress and its final image as an asynchronous sequence; ending the iteration cancels it.
-    /// Previews come from the coder's incremental slots when it has them; they are never cached.
+    /// Previews come from the coder's incremental slots when it has them (and the isolation policy lets the coder
+    /// run in this process); they pass through the same finishing and transformers as the final image, so they have
+    /// its size; they are never cached.
     public func events(for request: ImageRequest) -> AsyncThrowingStream<ImageEvent, Error> {
         AsyncThrowingStream { continuation in
             var options = request.options
             if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
-            let previews = PreviewRenderer(coders: host.coders, options: options) { continuation.yield(.preview($0)) }
+            let previews = PreviewRenderer(coders: host.coders, options: options, transformers: request.transformers) {
+                continuation.yield(.preview($0))
+            }
             let task = Task {
                 do {
                     let image = try await self.image(for: request) { event in
@@ -60,15 +80,19 @@ public final class ImageManager: Sendable {
         }
     }
 
-    func image(for request: ImageRequest, progress: (@Sendable (FetchEvent) -> Void)?) async throws -> Image {
+    func image(for request: ImageRequest, progress: (@Sendable (FetchEvent) -> Void)?, priority: StageExecutor.Priority = .normal) async throws -> Image {
         let key = ImageCacheKey(request, filter: configuration.keyFilter)
-        if request.fetchPolicy.readsCache, let hit = configuration.memoryCache?.image(for: key.imageKey) { return hit }
-        return try await decodes.value(for: key.imageKey + "|" + request.fetchPolicy.rawValue, progress: progress) { report in
-            try await self.produce(request, key: key, report: report)
+        if request.fetchPolicy.readsCache, let hit = configuration.memoryCache?.image(for: key.imageKey) {
+            counters.update { $0.memoryCacheHits += 1 }
+            return hit
+        }
+        return try await results.value(for: key.imageKey + "|" + request.fetchPolicy.rawValue, progress: progress) { report in
+            try await self.produce(request, key: key, priority: priority, report: report)
         }
     }
 
-    private func produce(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void) async throws -> Image {
+    private func produce(_ request: ImageRequest, key: ImageCacheKey, priority: StageExecutor.Priority,
+                         report: @escaping @Sendable (FetchEvent) -> Void) async throws -> Image {
         let usesDataCache = dataCacheApplies(to: request.url)
         if request.fetchPolicy.readsCache, usesDataCache, !key.isPlainDecode,
            let blob = try? await configuration.dataCache?.data(for: key.imageKey), let image = ImageBlob.decode(blob) {
@@ -78,20 +102,21 @@ public final class ImageManager: Sendable {
         let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: report)
         var options = request.options
         if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
-        let context = CallContext(limits: options.limits)
         var image: Image
         do {
-            image = try await withTaskCancellationHandler {
-                try host.coders.decode(data: bytes, options: options, cancellation: context)
-            } onCancel: {
-                context.cancel()
-            }
+            image = try await decode(bytes, options: options, key: key, priority: priority)
         } catch let error as PipelineError {
             failed.record(error, for: key.dataKey)
             if fromCache, Self.isAboutTheBytes(error) { try? await configuration.dataCache?.removeData(for: key.dataKey) }
             throw error
         }
-        for transformer in request.transformers { image = try transformer.transform(image) }
+        if !request.transformers.isEmpty {
+            let decoded = image, transformers = request.transformers, limits = options.limits
+            counters.update { $0.processings += 1 }
+            image = try await processing.run(priority: priority) {
+                try FinishingStep.transform(decoded, by: transformers, limits: limits)
+            }
+        }
         if request.fetchPolicy.writesCache {
             configuration.memoryCache?.store(image, for: key.imageKey)
             if usesDataCache, !key.isPlainDecode, let blob = ImageBlob.encode(image) {
@@ -99,6 +124,54 @@ public final class ImageManager: Sendable {
             }
         }
         return image
+    }
+
+    /// The decode stage. A raster coder that cannot decode at a reduced size (PNG, GIF, WebP, AVIF, HEIF: all but
+    /// JPEG's shrink-on-load and the vectors) decodes the full image whatever size is asked; that full decode is
+    /// shared by every size of the source asked at the same time (a srcset's three widths, two thumbnails of one
+    /// URL), and each size is finished from it on the processing executor. Everything else is one decode per
+    /// request, routed per the isolation policy.
+    private func decode(_ bytes: [UInt8], options: DecodeOptions, key: ImageCacheKey, priority: StageExecutor.Priority) async throws -> Image {
+        let coders = host.coders
+        if options.thumbnailSize != nil, let coder = try coders.inProcessCoder(for: bytes, options: options),
+           !coder.descriptor.capabilities.contains(.scales), !coder.descriptor.capabilities.contains(.vector) {
+            let full = options.fullSize
+            let raw = try await fullDecodes.value(for: key.dataKey + "|full|" + full.resultKeyTerms.joined(separator: "|")) { _ in
+                self.counters.update { $0.decodes += 1 }
+                return try await self.cancellable(limits: full.limits) { context in
+                    try await self.decoding.run(priority: priority) {
+                        try bytes.withUnsafeBytes { try coder.decodeRaw($0, options: full, context: context) }
+                    }
+                }
+            }
+            let finishing = FinishingStep(options: options, capabilities: coder.descriptor.capabilities)
+            return try await processing.run(priority: priority) { try finishing.apply(raw) }
+        }
+        counters.update { $0.decodes += 1 }
+        return try await cancellable(limits: options.limits) { context in
+            try await self.decoding.run(priority: priority) {
+                try coders.decode(data: bytes, options: options, cancellation: context)
+            }
+        }
+    }
+
+    /// Runs `body` with a call context that the task's cancellation fires (a running C decode polls it).
+    private func cancellable<T: Sendable>(limits: DecodeLimits, _ body: (CallContext) async throws -> T) async throws -> T {
+        let context = CallContext(limits: limits)
+        return try await withTaskCancellationHandler {
+            try await body(context)
+        } onCancel: {
+            context.cancel()
+        }
+    }
+
+    // MARK: Encoding
+
+    /// The request's image encoded as `format`, the encode on the encoding executor: what a service answers with.
+    public func encodedImage(for request: ImageRequest, format: String, options: EncodeOptions = EncodeOptions()) async throws -> [UInt8] {
+        let image = try await image(for: request)
+        let coders = host.coders
+        return try await encoding.run { try coders.encode(image, format: format, options: options) }
     }
 
     // MARK: Original bytes
@@ -144,8 +217,10 @@ public final class ImageManager: Sendable {
         let url = request.url, loaders = host.loaders, validate = configuration.responseValidator
         let options = loadOptions
         do {
+            let counters = self.counters
             let bytes = try await fetches.value(for: key.dataKey, progress: report) { fetchReport in
-                try await loaders.load(url: url, options: options, hooks: LoadHooks(
+                counters.update { $0.fetches += 1 }
+                return try await loaders.load(url: url, options: options, hooks: LoadHooks(
                     validateResponse: validate,
                     progress: { fetchReport(.progress(received: $0, expected: $1)) },
                     snapshot: { fetchReport(.snapshot($0)) }))
@@ -182,8 +257,20 @@ public final class ImageManager: Sendable {
 
     /// Every frame of an animation (bounded by `options.limits.maxFrames`), or the one image of a still source.
     public func frames(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> [Image] {
-        let bytes = try await data(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
-        return try host.coders.allFrames(data: bytes, options: withSource(options, url))
+        try await animation(for: ImageRequest(url: url, options: options, loadOptions: loadOptions)).frames
+    }
+
+    /// Every frame of an animation (each finished and transformed like a still image) and its loop count (nil: not
+    /// stated), from one load of the source: what an animated output needs.
+    public func animation(for request: ImageRequest) async throws -> (frames: [Image], loopCount: Int?) {
+        let bytes = try await data(for: request)
+        let options = withSource(request.options, request.url), transformers = request.transformers
+        let coders = host.coders
+        counters.update { $0.decodes += 1 }
+        return try await decoding.run {
+            let animation = try coders.animation(data: bytes, options: options, transformers: transformers)
+            return (animation.frames, animation.loopCount)
+        }
     }
 
     private func withSource(_ options: DecodeOptions, _ url: String) -> DecodeOptions {

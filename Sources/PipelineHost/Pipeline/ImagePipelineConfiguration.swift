@@ -16,12 +16,18 @@ public struct ImagePipelineConfiguration: Sendable {
     /// Also store originals of file: sources in the data cache. Default false: the file is its own cache, and a
     /// changed file would otherwise be served stale.
     public var cacheLocalFiles: Bool
+    /// Decodes, processings (transformers) and encodes that run at once, each on its own bounded executor.
+    /// 0 (the default): one per core.
+    public var decodingWidth: Int
+    public var processingWidth: Int
+    public var encodingWidth: Int
 
     public init(memoryCache: MemoryCache? = MemoryCache(), dataCache: (any DataCaching)? = nil,
                 keyFilter: @escaping @Sendable (String) -> String = { $0 },
                 requestModifier: (@Sendable (String, inout LoadOptions) -> Void)? = nil,
                 responseValidator: @escaping @Sendable (LoadResponse) throws -> Void = LoadHooks.acceptSuccess,
-                failedURLLifetime: Double = 300, cacheLocalFiles: Bool = false) {
+                failedURLLifetime: Double = 300, cacheLocalFiles: Bool = false,
+                decodingWidth: Int = 0, processingWidth: Int = 0, encodingWidth: Int = 0) {
         self.memoryCache = memoryCache
         self.dataCache = dataCache
         self.keyFilter = keyFilter
@@ -29,5 +35,8 @@ public struct ImagePipelineConfiguration: Sendable {
         self.responseValidator = responseValidator
         self.failedURLLifetime = failedURLLifetime
         self.cacheLocalFiles = cacheLocalFiles
+        self.decodingWidth = decodingWidth
+        self.processingWidth = processingWidth
+        self.encodingWidth = encodingWidth
     }
 }

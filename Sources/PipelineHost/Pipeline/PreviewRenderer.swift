@@ -14,13 +14,16 @@ final class PreviewRenderer: @unchecked Sendable {
 
     private let coders: CodersManager
     private let options: DecodeOptions
+    private let transformers: [any ImageTransforming]
     private let deliver: @Sendable (Image) -> Void
     private let state = Mutex(State())
     private var decoder: IncrementalDecoder?
 
-    init(coders: CodersManager, options: DecodeOptions, deliver: @escaping @Sendable (Image) -> Void) {
+    init(coders: CodersManager, options: DecodeOptions, transformers: [any ImageTransforming] = [],
+         deliver: @escaping @Sendable (Image) -> Void) {
         self.coders = coders
         self.options = options
+        self.transformers = transformers
         self.deliver = deliver
     }
 
@@ -47,7 +50,7 @@ final class PreviewRenderer: @unchecked Sendable {
             guard let bytes = next else { return }
             do {
                 if decoder == nil {
-                    guard let made = try coders.incrementalDecoder(forPrefix: bytes, options: options) else {
+                    guard let made = try coders.incrementalDecoder(forPrefix: bytes, options: options, transformers: transformers) else {
                         // Either the format has no incremental decoding or too few bytes to tell: retry with more
                         // only in the second case.
                         if coders.coder(forData: bytes) != nil { state.withLock { $0.disabled = true } }

@@ -7,7 +7,7 @@ extension ImageTransformers {
     public struct Flatten: ImageTransforming {
         public let background: RGBAColor
         public init(background: RGBAColor) { self.background = background }
-        public var identifier: String { "flatten(\(background))" }
+        public var key: TransformKey { TransformKey("flatten", ["": .color(background)]) }
 
         public func transform(_ image: Image) throws -> Image {
             guard image.alphaMode != .none else { return image }

@@ -4,7 +4,7 @@ extension ImageTransformers {
         public enum Angle: Int, Sendable { case quarter = 90, half = 180, threeQuarters = 270 }
         public let angle: Angle
         public init(_ angle: Angle) { self.angle = angle }
-        public var identifier: String { "rotate(\(angle.rawValue))" }
+        public var key: TransformKey { TransformKey("rotate", ["": .int(angle.rawValue)]) }
 
         public func transform(_ image: Image) throws -> Image {
             let swaps = angle != .half
@@ -24,7 +24,7 @@ extension ImageTransformers {
         public enum Axis: String, Sendable { case horizontal, vertical }
         public let axis: Axis
         public init(_ axis: Axis) { self.axis = axis }
-        public var identifier: String { "flip(\(axis.rawValue))" }
+        public var key: TransformKey { TransformKey("flip", ["": .text(axis.rawValue)]) }
 
         public func transform(_ image: Image) throws -> Image {
             try PixelMove.remap(image, width: image.width, height: image.height) { x, y in
@@ -33,20 +33,59 @@ extension ImageTransformers {
         }
     }
 
-    /// A rectangle of the image, clipped to it; an empty intersection is an error rather than a 0-pixel image.
+    /// A part of the image: a rectangle (clipped to the image), a size placed by gravity, or the largest region of
+    /// an aspect ratio placed by gravity (a 16:9 banner from a portrait photo). An empty result is an error rather
+    /// than a 0-pixel image.
     public struct Crop: ImageTransforming {
-        public let x: Int, y: Int, width: Int, height: Int
-        public init(x: Int, y: Int, width: Int, height: Int) {
-            self.x = x; self.y = y; self.width = width; self.height = height
+        public enum Region: Sendable, Hashable {
+            case rectangle(x: Int, y: Int, width: Int, height: Int)
+            /// At most this size (a smaller image keeps its side), placed by gravity.
+            case size(PixelSize, Gravity)
+            /// The largest region of width:height, placed by gravity.
+            case aspectRatio(width: Int, height: Int, Gravity)
         }
-        public var identifier: String { "crop(\(x),\(y),\(width)x\(height))" }
+        public let region: Region
+
+        public init(x: Int, y: Int, width: Int, height: Int) { region = .rectangle(x: x, y: y, width: width, height: height) }
+        public init(size: PixelSize, gravity: Gravity = .center) { region = .size(size, gravity) }
+        public init(aspectRatio width: Int, _ height: Int, gravity: Gravity = .center) {
+            region = .aspectRatio(width: width, height: height, gravity)
+        }
+
+        public var key: TransformKey {
+            switch region {
+            case .rectangle(let x, let y, let w, let h): TransformKey("crop", ["": .text("\(w)x\(h)+\(x)+\(y)")])
+            case .size(let size, let gravity): TransformKey("crop", ["": .size(size), "gravity": .text(gravity.rawValue)])
+            case .aspectRatio(let w, let h, let gravity): TransformKey("crop", ["aspect": .text("\(w):\(h)"), "gravity": .text(gravity.rawValue)])
+            }
+        }
+
+        /// The rectangle this crop takes from an image of `width` x `height` (before clipping).
+        func rectangle(width: Int, height: Int) throws -> (x: Int, y: Int, width: Int, height: Int) {
+            switch region {
+            case .rectangle(let x, let y, let w, let h):
+                return (x, y, w, h)
+            case .size(let size, let gravity):
+                let w = size.width > 0 ? min(size.width, width) : width, h = size.height > 0 ? min(size.height, height) : height
+                return (gravity.origin(window: w, total: width, vertical: false), gravity.origin(window: h, total: height, vertical: true), w, h)
+            case .aspectRatio(let rw, let rh, let gravity):
+                guard rw > 0, rh > 0 else { throw PipelineError.invalidArgument("a crop's aspect ratio needs two positive numbers, not \(rw):\(rh)") }
+                // The largest rw:rh box inside the image, in whole pixels, rounded to the nearest.
+                var w = width, h = Int((Double(width) * Double(rh) / Double(rw)).rounded())
+                if h > height { h = height; w = Int((Double(height) * Double(rw) / Double(rh)).rounded()) }
+                w = max(1, min(w, width)); h = max(1, min(h, height))
+                return (gravity.origin(window: w, total: width, vertical: false), gravity.origin(window: h, total: height, vertical: true), w, h)
+            }
+        }
 
         public func transform(_ image: Image) throws -> Image {
-            let left = max(0, x), top = max(0, y)
-            let right = min(image.width, x + width), bottom = min(image.height, y + height)
+            let r = try rectangle(width: image.width, height: image.height)
+            let left = max(0, r.x), top = max(0, r.y)
+            let right = min(image.width, r.x + r.width), bottom = min(image.height, r.y + r.height)
             guard right > left, bottom > top else {
-                throw PipelineError.invalidArgument("crop \(width)x\(height)+\(x)+\(y) lies outside the \(image.width)x\(image.height) image")
+                throw PipelineError.invalidArgument("crop \(r.width)x\(r.height)+\(r.x)+\(r.y) lies outside the \(image.width)x\(image.height) image")
             }
+            if left == 0, top == 0, right == image.width, bottom == image.height { return image }
             return try PixelMove.remap(image, width: right - left, height: bottom - top) { cx, cy in (left + cx, top + cy) }
         }
     }

@@ -3,7 +3,7 @@ extension ImageTransformers {
     /// `-grayscale Rec709Luma`; alpha kept. Premultiplied pixels stay premultiplied (luma is linear in R'G'B').
     public struct Grayscale: ImageTransforming {
         public init() {}
-        public var identifier: String { "grayscale(rec709luma)" }
+        public var key: TransformKey { TransformKey("grayscale", ["": .text("rec709luma")]) }
 
         public func transform(_ image: Image) throws -> Image {
             let output = try Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat, alphaMode: image.alphaMode)

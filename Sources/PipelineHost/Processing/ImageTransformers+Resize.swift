@@ -25,6 +25,13 @@ extension ImageTransformers {
                                               mode: mode, allowUpscale: allowUpscale))
         }
 
+        /// Covers `box` keeping the aspect ratio and keeps the part `gravity` names of the overflow.
+        public static func cover(_ image: Image, box: PixelSize, gravity: Gravity, allowUpscale: Bool) throws -> Image {
+            try resample(image, to: Placement(sourceWidth: image.width, sourceHeight: image.height, request: box,
+                                              mode: .aspectFill, allowUpscale: allowUpscale)
+                .placed(by: gravity, sourceWidth: image.width, sourceHeight: image.height))
+        }
+
         /// The bytes a resample of `image` to `placement` allocates: the float rows between the passes and the output.
         /// The finishing step checks them against the request's memory budget before resampling.
         static func workingBytes(_ image: Image, to placement: Placement) -> Int {

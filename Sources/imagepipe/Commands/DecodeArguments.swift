@@ -61,6 +61,7 @@ enum DecodeArguments {
         if let budget = try memorySize(args) { options.limits.maxMemoryBytes = budget }
         options.threads = try args.int("threads", range: 0...256) ?? 0
         options.colorOutput = try colorOutput(args)
+        try ProcessingArguments.apply(args, to: &options)
         return options
     }
 
@@ -85,14 +86,20 @@ enum DecodeArguments {
     /// `--max-memory`: bytes, or a number with K, M or G (powers of 1024), at least 1 MiB.
     static func memorySize(_ args: Arguments) throws -> Int? {
         guard let text = args.value("max-memory") else { return nil }
+        guard let bytes = byteSize(text), bytes >= 1 << 20 else {
+            throw UsageError("--max-memory must be a size of at least 1M, such as 512M or 4G, not '\(text)'")
+        }
+        return bytes
+    }
+
+    /// Bytes, or a number with K, M or G (powers of 1024; a trailing B or iB is allowed); nil when malformed.
+    static func byteSize(_ text: String) -> Int? {
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
         var digits = Substring(text.uppercased())
         if digits.hasSuffix("B") || digits.hasSuffix("I") { digits = digits.dropLast(digits.hasSuffix("IB") ? 2 : 1) }
         var multiplier = 1
         if let last = digits.last, let unit = units[last] { multiplier = unit; digits = digits.dropLast() }
-        guard let number = Int(digits), number > 0, number <= (1 << 50) / multiplier, number * multiplier >= 1 << 20 else {
-            throw UsageError("--max-memory must be a size of at least 1M, such as 512M or 4G, not '\(text)'")
-        }
+        guard let number = Int(digits), number > 0, number <= (1 << 50) / multiplier else { return nil }
         return number * multiplier
     }
 

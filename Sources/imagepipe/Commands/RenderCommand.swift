@@ -23,6 +23,8 @@ enum RenderCommand: Command {
 
         \(DecodeArguments.helpText)
 
+        \(ProcessingArguments.helpText)
+
         \(HostSetup.cacheHelpText)
 
         \(IsolationSetup.helpText)
@@ -33,8 +35,9 @@ enum RenderCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
-                                     .union(["o", "output", "format"]).union(EncodeArguments.valued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(EncodeArguments.flags).union(["force"]))
+                                     .union(["o", "output", "format"]).union(EncodeArguments.valued).union(ProcessingArguments.valued),
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags)
+                                     .union(EncodeArguments.flags).union(ProcessingArguments.flags).union(["force"]))
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         let format = try outputFormat(args, output: output)
@@ -48,6 +51,7 @@ enum RenderCommand: Command {
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
         let encodeOptions = try EncodeArguments.options(args)
+        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
         let subject = args.positionals[0] == "-" ? "standard input" : args.positionals[0]
         let source: RenderSource
         if args.positionals[0] == "-" {
@@ -59,7 +63,7 @@ enum RenderCommand: Command {
         let manager = try HostSetup.manager(args, host: host, remoteSources: source.url.map(HostSetup.isRemote) ?? false)
         try RequestDeadline.start(args, command: name, subject: subject)
         let bytes = try await about(subject) {
-            try await render(source, format: format, options: options, encodeOptions: encodeOptions, args: args,
+            try await render(source, format: format, options: options, transformers: transformers, encodeOptions: encodeOptions, args: args,
                              host: host, manager: manager)
         }
         try Output.write(bytes, to: output, force: args.flag("force"))
@@ -86,35 +90,35 @@ enum RenderCommand: Command {
         var url: String? { if case .url(let url) = self { url } else { nil } }
     }
 
-    private static func render(_ source: RenderSource, format: String, options: DecodeOptions, encodeOptions: EncodeOptions,
-                               args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
+    private static func render(_ source: RenderSource, format: String, options: DecodeOptions, transformers: [any ImageTransforming],
+                               encodeOptions: EncodeOptions, args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
         let loadOptions = try IsolationSetup.loadOptions(args)
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
-            // An animated encoder keeps every frame and its timing; a still source gives one frame.
-            let frames: [Image]
-            switch source {
-            case .url(let url): frames = try await manager.frames(for: url, options: options, loadOptions: loadOptions)
-            case .bytes(let data): frames = try host.coders.allFrames(data: data, options: options)
+            // An animated encoder keeps every frame and its timing; a still source gives one frame. One load and
+            // one probe serve the frames and the loop count.
+            let animation = switch source {
+            case .url(let url):
+                try await manager.animation(for: ImageRequest(url: url, options: options, loadOptions: loadOptions, transformers: transformers))
+            case .bytes(let data):
+                try host.coders.animation(data: data, options: options, transformers: transformers).tuple
             }
             var animated = encodeOptions
-            if frames.count > 1 {
-                // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
-                let info = switch source {
-                case .url(let url): try await manager.info(for: url, options: options, loadOptions: loadOptions)
-                case .bytes(let data): try host.coders.probe(data: data, options: options)
-                }
-                animated.loopCount = info.loopCount ?? 1
-            }
-            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: frames, format: format, options: animated) }
+            // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
+            if animation.frames.count > 1 { animated.loopCount = animation.loopCount ?? 1 }
+            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: animation.frames, format: format, options: animated) }
         } else {
             let image = switch source {
-            case .url(let url): try await manager.image(for: url, options: options, loadOptions: loadOptions)
-            case .bytes(let data): try host.coders.decode(data: data, options: options)
+            case .url(let url): try await manager.image(for: ImageRequest(url: url, options: options, loadOptions: loadOptions, transformers: transformers))
+            case .bytes(let data): try ImageTransformers.Chain(transformers).transform(try host.coders.decode(data: data, options: options))
             }
             // The worker is done: it is killed and reaped on another core while this one encodes.
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }
         return bytes
     }
+}
+
+private extension Animation {
+    var tuple: (frames: [Image], loopCount: Int?) { (frames, loopCount) }
 }

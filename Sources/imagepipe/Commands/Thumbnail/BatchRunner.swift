@@ -14,6 +14,8 @@ struct BatchSettings: Sendable {
     /// nil: the one page of `options.pageIndex`.
     var pages: PageSelection?
     var everyFrame: Bool
+    /// Applied to every output after decoding (the processing flags).
+    var transformers: [any ImageTransforming]
     var encodeOptions: EncodeOptions
     var loadOptions: LoadOptions
     var jobs: Int
@@ -202,7 +204,7 @@ final class BatchRunner: Sendable {
         options.pageIndex = page
         options.sourceURL = source.isLocal ? nil : source.location
         let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size))
-        for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
+        for (target, image) in zip(due, images) { try write(try processed(image), to: target, context: context) }
     }
 
     /// The pages to render: the selection clipped to the document, or the one page asked.
@@ -227,11 +229,16 @@ final class BatchRunner: Sendable {
             while let frame = try reader.next() {
                 let target = try plan(context.source, pages: [index], sizes: [size], sourceStatus: sourceStatus)[0]
                 if isUpToDate(target, sourceStatus: sourceStatus) { recordUpToDate(target, source: context.source) } else {
-                    try write(frame, to: target, context: context)
+                    try write(try processed(frame), to: target, context: context)
                 }
                 index += 1
             }
         }
+    }
+
+    /// The processing flags' transformers, applied on the lane's thread (they are cheap at thumbnail sizes).
+    private func processed(_ image: Image) throws -> Image {
+        settings.transformers.isEmpty ? image : try ImageTransformers.Chain(settings.transformers).transform(image)
     }
 
     private struct OutputContext: Sendable {

@@ -59,6 +59,8 @@ enum ThumbnailCommand: Command {
 
         \(DecodeArguments.helpText)
 
+        \(ProcessingArguments.helpText)
+
         \(HostSetup.cacheHelpText)
 
         \(IsolationSetup.helpText)
@@ -66,8 +68,10 @@ enum ThumbnailCommand: Command {
         \(HostSetup.helpText)
         """
 
-    static let ownValued: Set<String> = EncodeArguments.valued.union(["o", "output", "out-dir", "format", "pages", "frames", "jobs"])
-    static let ownFlags: Set<String> = EncodeArguments.flags.union(["force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"])
+    static let ownValued: Set<String> = EncodeArguments.valued.union(ProcessingArguments.valued)
+        .union(["o", "output", "out-dir", "format", "pages", "frames", "jobs"])
+    static let ownFlags: Set<String> = EncodeArguments.flags.union(ProcessingArguments.flags)
+        .union(["force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"])
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments,
@@ -105,11 +109,13 @@ enum ThumbnailCommand: Command {
         let anyRemote = args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
         let manager = try HostSetup.manager(args, host: host, remoteSources: anyRemote)
         let encodeOptions = try EncodeArguments.options(args)
+        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
         let settings = BatchSettings(
             sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
-            everyFrame: everyFrame, encodeOptions: encodeOptions, loadOptions: try IsolationSetup.loadOptions(args),
+            everyFrame: everyFrame, transformers: transformers, encodeOptions: encodeOptions, loadOptions: try IsolationSetup.loadOptions(args),
             jobs: jobs, redoUpToDate: args.flag("force"), failFast: args.flag("fail-fast"),
-            stampSettings: stampText(options: options, encode: encodeOptions, format: template.format, everyFrame: everyFrame))
+            stampSettings: stampText(options: options, transformers: transformers, encode: encodeOptions, format: template.format,
+                                     everyFrame: everyFrame))
 
         let extensions = Set(host.coders.coders.filter { $0.descriptor.capabilities.contains(.decode) }.flatMap(\.descriptor.extensions))
         let recursive = args.flag("recursive") || args.flag("r")
@@ -166,14 +172,16 @@ enum ThumbnailCommand: Command {
         return try OutputTemplate(text + "." + (format ?? "jpg"), format: format)
     }
 
-    /// The options an output's bytes depend on, as its stamp records them (a password is recorded as given or not).
-    static func stampText(options: DecodeOptions, encode: EncodeOptions, format: String, everyFrame: Bool) -> String {
-        var parts = ["format=\(format)", "quality=\(encode.quality.map(String.init) ?? "default")", "lossless=\(encode.lossless)", "background=\(encode.background.map { "\($0)" } ?? "white")",
-                     "mode=\(options.scaleMode.rawValue)", "upscale=\(options.allowUpscale)",
-                     "tint=\(options.tint.map { "\($0)" } ?? "none")", "template=\(options.template)",
-                     "transparent=\(options.transparentBackground)", "high-bit-depth=\(options.highBitDepth)",
-                     "orientation=\(!options.ignoreOrientation)", "first-frame-only=\(options.firstFrameOnly)",
-                     "password=\(options.password != nil)", "color=\(options.colorOutput.rawValue)"]
+    /// The options an output's bytes depend on, as its stamp records them: the result-key terms of the decode
+    /// options and the transformers (the same terms as cache keys; the size is stamped per output), the encoder's
+    /// settings, and whether a password was given.
+    static func stampText(options: DecodeOptions, transformers: [any ImageTransforming], encode: EncodeOptions, format: String,
+                          everyFrame: Bool) -> String {
+        var parts = ["format=\(format)", "quality=\(encode.quality.map(String.init) ?? "default")", "lossless=\(encode.lossless)",
+                     "background=\(encode.background.map { "\($0)" } ?? "white")", "mode=\(options.scaleMode.rawValue)",
+                     "password=\(options.password != nil)"]
+        parts += options.resultKeyTerms.filter { !$0.hasPrefix("frame=") }
+        parts += transformers.map { "t=" + $0.identifier }
         parts.append(everyFrame ? "frames=all" : "frame=\(options.frameIndex)")
         return parts.joined(separator: ";")
     }

@@ -1,0 +1,35 @@
+/// Which part of an image a crop keeps: the centre (the default), an edge or a corner (imgproxy's and
+/// ImageMagick's gravity; `top` is ImageMagick's North).
+public enum Gravity: String, Sendable, Hashable, Codable, CaseIterable {
+    case center
+    case top, bottom, left, right
+    case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
+
+    /// Also accepts ImageMagick's compass names (north, south-east ...), case-insensitively.
+    public init?(parsing text: String) {
+        let lowered = String(text.lowercased().map { $0 == "_" ? "-" : $0 })
+        let compass: [String: Gravity] = [
+            "centre": .center, "north": .top, "south": .bottom, "west": .left, "east": .right,
+            "north-west": .topLeft, "northwest": .topLeft, "north-east": .topRight, "northeast": .topRight,
+            "south-west": .bottomLeft, "southwest": .bottomLeft, "south-east": .bottomRight, "southeast": .bottomRight]
+        guard let gravity = Gravity(rawValue: lowered) ?? compass[lowered] else { return nil }
+        self = gravity
+    }
+
+    /// Where a `width`-wide window starts in a `total`-wide extent (and the same for heights, with `vertical`).
+    func origin(window: Int, total: Int, vertical: Bool) -> Int {
+        let slack = max(0, total - window)
+        switch (vertical, self) {
+        case (false, .left), (false, .topLeft), (false, .bottomLeft), (true, .top), (true, .topLeft), (true, .topRight): return 0
+        case (false, .right), (false, .topRight), (false, .bottomRight), (true, .bottom), (true, .bottomLeft), (true, .bottomRight): return slack
+        default: return slack / 2
+        }
+    }
+
+    /// The same for a continuous offset (a resampler's placement): the fraction of the overflow left before.
+    var fractions: (x: Double, y: Double) {
+        let x: Double = switch self { case .left, .topLeft, .bottomLeft: 0; case .right, .topRight, .bottomRight: 1; default: 0.5 }
+        let y: Double = switch self { case .top, .topLeft, .topRight: 0; case .bottom, .bottomLeft, .bottomRight: 1; default: 0.5 }
+        return (x, y)
+    }
+}

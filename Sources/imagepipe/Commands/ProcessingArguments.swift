@@ -1,0 +1,102 @@
+import PipelineHost
+
+/// The transformer flags shared by `render` and `thumbnail`, turned into the request's transformer chain.
+///
+/// The chain's order is fixed, whatever the order of the flags: crop → rotate → flip → grayscale → blur → sharpen →
+/// rounded corners or circle → flatten. Geometry first (so --crop names pixels of the decoded image), shapes last
+/// (so a blur does not soften their edges into the background).
+enum ProcessingArguments {
+    static let valued: Set<String> = ["crop", "gravity", "rotate", "flip", "blur", "radius", "scale-down-limit"]
+    static let flags: Set<String> = ["circle", "grayscale", "sharpen", "flatten"]
+
+    static let helpText = """
+        Processing options (applied after decoding, in this order whatever the order given):
+          --crop SPEC         WxH (a box placed by --gravity), W:H (the largest region of that aspect ratio, placed by
+                              --gravity) or WxH+X+Y (a rectangle); clipped to the image
+          --gravity G         centre (default), top, bottom, left, right, top-left, top-right, bottom-left,
+                              bottom-right (or north, south-east ...): what --crop and --mode aspect-fill keep
+          --rotate DEG        90, 180 or 270, clockwise
+          --flip AXIS         horizontal, vertical or both
+          --grayscale         Rec. 709 luma gray, alpha kept
+          --blur SIGMA        Gaussian blur of SIGMA pixels (as ImageMagick's -blur 0xSIGMA)
+          --sharpen           a light unsharp mask after the reduction (sigma 0.5, amount 1; -unsharp 0x0.5+1+0)
+          --radius R          rounded corners of R pixels, anti-aliased (the output gets alpha)
+          --circle            the centred square cut to a circle, anti-aliased (an avatar)
+          --flatten           composite transparency onto --background (white by default) in every format; formats
+                              without alpha always do this
+          --scale-down-limit SIZE  without --size: decode to at most SIZE pixel bytes, keeping the aspect ratio
+                              (e.g. 64M: a 100 MP photo comes out ~16 MP)
+        """
+
+    /// `--gravity` and `--scale-down-limit` into the decode options (they decide what the decode produces).
+    static func apply(_ args: Arguments, to options: inout DecodeOptions) throws {
+        options.gravity = try gravity(args)
+        if let text = args.value("scale-down-limit") {
+            guard let bytes = DecodeArguments.byteSize(text), bytes >= 1024 else {
+                throw UsageError("--scale-down-limit must be a size such as 64M or 512K, not '\(text)'")
+            }
+            options.scaleDownLimitBytes = bytes
+        }
+    }
+
+    static func gravity(_ args: Arguments) throws -> Gravity {
+        guard let text = args.value("gravity") else { return .center }
+        guard let gravity = Gravity(parsing: text) else {
+            throw UsageError("--gravity must be centre, top, bottom, left, right, top-left, top-right, bottom-left or bottom-right, not '\(text)'")
+        }
+        return gravity
+    }
+
+    /// The transformer chain the flags ask for (empty when none).
+    static func transformers(_ args: Arguments, background: RGBAColor?) throws -> [any ImageTransforming] {
+        var chain: [any ImageTransforming] = []
+        let gravity = try gravity(args)
+        if let text = args.value("crop") { chain.append(try crop(text, gravity: gravity)) }
+        if let text = args.value("rotate") {
+            guard let degrees = Int(text), degrees % 90 == 0 else { throw UsageError("--rotate must be 90, 180 or 270, not '\(text)'") }
+            if let angle = ImageTransformers.Rotate.Angle(rawValue: ((degrees % 360) + 360) % 360) { chain.append(ImageTransformers.Rotate(angle)) }
+        }
+        if let text = args.value("flip") {
+            switch text.lowercased() {
+            case "horizontal", "h", "x": chain.append(ImageTransformers.Flip(.horizontal))
+            case "vertical", "v", "y": chain.append(ImageTransformers.Flip(.vertical))
+            case "both": chain.append(ImageTransformers.Flip(.horizontal)); chain.append(ImageTransformers.Flip(.vertical))
+            default: throw UsageError("--flip must be horizontal, vertical or both, not '\(text)'")
+            }
+        }
+        if args.flag("grayscale") { chain.append(ImageTransformers.Grayscale()) }
+        if let text = args.value("blur") {
+            guard let sigma = Double(text), sigma > 0, sigma <= 1000 else { throw UsageError("--blur must be a sigma in pixels above 0 and at most 1000, not '\(text)'") }
+            chain.append(ImageTransformers.GaussianBlur(sigma: sigma))
+        }
+        if args.flag("sharpen") { chain.append(ImageTransformers.Sharpen()) }
+        if args.flag("circle") {
+            if args.value("radius") != nil { throw UsageError("--circle and --radius exclude each other") }
+            chain.append(ImageTransformers.Circle(gravity: gravity))
+        } else if let text = args.value("radius") {
+            guard let radius = Double(text), radius > 0, radius <= 1_048_576 else { throw UsageError("--radius must be a number of pixels above 0, not '\(text)'") }
+            chain.append(ImageTransformers.RoundedCorners(radius: radius))
+        }
+        if args.flag("flatten") { chain.append(ImageTransformers.Flatten(background: background ?? RGBAColor(red: 255, green: 255, blue: 255))) }
+        return chain
+    }
+
+    /// `WxH`, `W:H` or `WxH+X+Y`.
+    static func crop(_ text: String, gravity: Gravity) throws -> ImageTransformers.Crop {
+        let usage = UsageError("--crop must be WxH, W:H or WxH+X+Y (e.g. 200x100, 16:9, 200x100+10+20), not '\(text)'")
+        if text.contains(":") {
+            let parts = text.split(separator: ":").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 1 << 20, parts[1] <= 1 << 20 else { throw usage }
+            return ImageTransformers.Crop(aspectRatio: parts[0], parts[1], gravity: gravity)
+        }
+        let pieces = text.split(separator: "+", omittingEmptySubsequences: false)
+        guard let size = PixelSize(parsing: String(pieces[0])), size.width > 0, size.height > 0 else { throw usage }
+        switch pieces.count {
+        case 1: return ImageTransformers.Crop(size: size, gravity: gravity)
+        case 3:
+            guard let x = Int(pieces[1]), let y = Int(pieces[2]), x >= 0, y >= 0 else { throw usage }
+            return ImageTransformers.Crop(x: x, y: y, width: size.width, height: size.height)
+        default: throw usage
+        }
+    }
+}
