@@ -1,5 +1,7 @@
 // In-process measurements of the pipeline that a command-line comparison cannot make:
-// memory-cache hit latency, disk-cache hit vs full decode, and HTTP fetch throughput with N concurrent transfers.
+// memory-cache hit latency (with and without a transformer chain in the key), the cost of each transformer and of a
+// typical chain on a 256 px thumbnail, three sizes of one source at once (shared full decode) vs one after another,
+// disk-cache hit vs full decode, and HTTP fetch throughput with N concurrent transfers.
 // Usage: pipeline-bench <plugins.d> <work dir> [base URL of the test server serving /img<i>.png]
 import Foundation
 import PipelineHost
@@ -33,6 +35,49 @@ enum PipelineBench {
         }.value
         var start = now()
         print(String(format: "memory-cache hit: %.2f µs per request (%d requests)", hitTime / Double(hits) * 1e6, hits))
+        let chain: [any ImageTransforming] = [ImageTransformers.Crop(aspectRatio: 1, 1), ImageTransformers.Sharpen(),
+                                              ImageTransformers.RoundedCorners(radius: 16)]
+        let chained = ImageRequest(url: source, options: request.options, transformers: chain)
+        _ = try await memory.image(for: chained)
+        let chainedHitTime = try await Task.detached {
+            let start = now()
+            for _ in 0..<hits { _ = try await memory.image(for: chained) }
+            return now() - start
+        }.value
+        print(String(format: "memory-cache hit with a 3-transformer chain in the key: %.2f µs per request", chainedHitTime / Double(hits) * 1e6))
+
+        // 1b. Transformers on a 256x192 thumbnail, one core's wall time per call.
+        let thumbnail = try await memory.image(for: request)
+        let transformers: [(String, any ImageTransforming)] = [
+            ("crop 1:1", ImageTransformers.Crop(aspectRatio: 1, 1)), ("rotate 90", ImageTransformers.Rotate(.quarter)),
+            ("flip", ImageTransformers.Flip(.horizontal)), ("grayscale", ImageTransformers.Grayscale()),
+            ("blur 2", ImageTransformers.GaussianBlur(sigma: 2)), ("sharpen", ImageTransformers.Sharpen()),
+            ("rounded 16", ImageTransformers.RoundedCorners(radius: 16)), ("circle", ImageTransformers.Circle()),
+            ("flatten", ImageTransformers.Flatten(background: RGBAColor(red: 255, green: 255, blue: 255))),
+            ("chain: crop 1:1 + sharpen + rounded 16", ImageTransformers.Chain(chain)),
+        ]
+        for (name, transformer) in transformers {
+            let calls = 200
+            start = now()
+            for _ in 0..<calls { _ = try transformer.transform(thumbnail) }
+            print(String(format: "transformer %@ on %dx%d: %.3f ms", name, thumbnail.width, thumbnail.height, (now() - start) / Double(calls) * 1000))
+        }
+
+        // 1c. Three sizes of one source asked at once (one shared full decode) vs the same three one after another.
+        let sizes = [512, 256, 128].map { PixelSize(width: $0, height: $0) }
+        let shared = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        start = now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for size in sizes { group.addTask { _ = try await shared.image(for: ImageRequest(url: source, options: DecodeOptions(thumbnailSize: size))) } }
+            try await group.waitForAll()
+        }
+        let together = now() - start
+        let serial = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        start = now()
+        for size in sizes { _ = try await serial.image(for: ImageRequest(url: source, options: DecodeOptions(thumbnailSize: size))) }
+        let apart = now() - start
+        print(String(format: "3 sizes of one 2000x1500 PNG: at once %.1f ms (%d decode), one after another %.1f ms (%d decodes)",
+                     together * 1000, shared.statistics.decodes, apart * 1000, serial.statistics.decodes))
 
         // 2. Disk-cache hit (thumbnail stored as raw pixels) vs a full decode + downscale of the 3-MP PNG.
         let disk = try DiskCache(directory: work + "/disk-cache")

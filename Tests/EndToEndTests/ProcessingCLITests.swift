@@ -99,4 +99,23 @@ struct ProcessingCLITests {
         let other = try CommandLine.run(TestPaths.imagepipeBinary, arguments + ["--grayscale"])
         #expect(other.stdout.components(separatedBy: "\"status\":\"written\"").count == 3, "\(other.stdout)")
     }
+
+    @Test("cache prefetch fills the disk cache: the render that follows makes no request; a bad source is one line and exit 1")
+    func cachePrefetchWarmsTheDiskCache() throws {
+        let folder = try TestPaths.temporaryDirectory("processing-cli-prefetch")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let host = try PluginSandbox.host(loading: ["libPNGCoder.so"])
+        _ = try stripes(in: folder, host: host)
+        let server = try TestHTTPServer(root: folder)
+        defer { server.stop() }
+        let url = server.url("/stripes.png"), cache = ["--cache-dir", folder + "/cache"]
+        let prefetch = try CommandLine.run(TestPaths.imagepipeBinary, ["cache", "prefetch", url, "--size", "32,48"] + cache + plugins)
+        #expect(prefetch.status == 0 && prefetch.stdout.contains("prefetched 2 of 2"), "\(prefetch.stdout) \(prefetch.stderr)")
+        #expect(try server.requestCount("/stripes.png") == 1)
+        let render = try CommandLine.run(TestPaths.imagepipeBinary, ["render", url, "--size", "48x48", "-o", folder + "/out.png"] + cache + plugins)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(try server.requestCount("/stripes.png") == 1, "the render was served from what the prefetch stored")
+        let bad = try CommandLine.run(TestPaths.imagepipeBinary, ["cache", "prefetch", url, server.url("/missing.png")] + cache + plugins)
+        #expect(bad.status == 1 && bad.stdout.contains("prefetched 1 of 2") && bad.stderr.contains("missing.png"), "\(bad.stdout) \(bad.stderr)")
+    }
 }

@@ -30,5 +30,18 @@ import TestSupport
             if case .image(let page) = event { sawImage = page.width == 555 }
         }
         #expect(sawImage)
+        // The card and the prefetcher, from a photo-like file made here.
+        let photo = try host.coders.encode(try host.coders.decode(data: try TestFiles.read(samples + "/badge.svg"),
+                                                                  options: DecodeOptions(thumbnailSize: PixelSize(width: 600, height: 400))), format: "jpg")
+        let team = try TestFiles.write(photo, to: folder + "/team.jpg")
+        let card = try await pipeline.image(for: ImageRequest(url: team,
+            options: DecodeOptions(thumbnailSize: PixelSize(width: 320, height: 180), scaleMode: .aspectFill, gravity: .top),
+            transformers: [ImageTransformers.RoundedCorners(radius: 16), ImageTransformers.Sharpen()]))
+        #expect(card.width == 320 && card.height == 180 && card.pixel(x: 0, y: 0).a == 0)
+        let nextPage = [team, samples + "/icon.svg"]
+        let prefetcher = ImagePrefetcher(manager: pipeline)          // low priority; fills the caches
+        prefetcher.startPrefetching(with: nextPage.map { ImageRequest(url: $0) })
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.outcome.completed == 2)
     }
 }

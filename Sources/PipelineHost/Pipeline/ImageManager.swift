@@ -126,15 +126,15 @@ public final class ImageManager: Sendable {
         return image
     }
 
-    /// The decode stage. A raster coder that cannot decode at a reduced size (PNG, GIF, WebP, AVIF, HEIF: all but
-    /// JPEG's shrink-on-load and the vectors) decodes the full image whatever size is asked; that full decode is
-    /// shared by every size of the source asked at the same time (a srcset's three widths, two thumbnails of one
-    /// URL), and each size is finished from it on the processing executor. Everything else is one decode per
-    /// request, routed per the isolation policy.
+    /// The decode stage. A raster coder without a fast-thumbnail path (PNG, GIF, AVIF; not JPEG's and WebP's
+    /// shrink-on-load, HEIF's embedded thumbnails or the vectors) decodes the full image whatever size is asked; that
+    /// full decode is shared by every size of the source asked at the same time (a srcset's three widths, two
+    /// thumbnails of one URL), and each size is finished from it on the processing executor. Everything else is one
+    /// decode per request, routed per the isolation policy.
     private func decode(_ bytes: [UInt8], options: DecodeOptions, key: ImageCacheKey, priority: StageExecutor.Priority) async throws -> Image {
         let coders = host.coders
         if options.thumbnailSize != nil, let coder = try coders.inProcessCoder(for: bytes, options: options),
-           !coder.descriptor.capabilities.contains(.scales), !coder.descriptor.capabilities.contains(.vector) {
+           coder.descriptor.capabilities.isDisjoint(with: [.scales, .vector, .fastThumbnail]) {
             let full = options.fullSize
             let raw = try await fullDecodes.value(for: key.dataKey + "|full|" + full.resultKeyTerms.joined(separator: "|")) { _ in
                 self.counters.update { $0.decodes += 1 }

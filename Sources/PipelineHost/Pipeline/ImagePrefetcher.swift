@@ -27,6 +27,7 @@ public final class ImagePrefetcher: Sendable {
         var running: [String: Task<Void, Never>] = [:]
         var queued: Set<String> = []
         var outcome = Outcome()
+        var failures: [String] = []
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -81,6 +82,9 @@ public final class ImagePrefetcher: Sendable {
     /// What has finished so far.
     public var outcome: Outcome { state.withLock { $0.outcome } }
 
+    /// One line per failed prefetch ("<url>: <error>"), the first 1000.
+    public var failures: [String] { state.withLock { $0.failures } }
+
     /// Returns when nothing is queued or running (a batch warm-up waits for it).
     public func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -128,6 +132,7 @@ public final class ImagePrefetcher: Sendable {
                     s.outcome.cancelled += 1
                 } else {
                     s.outcome.failed += 1
+                    if s.failures.count < 1000 { s.failures.append("\(request.url): \(error)") }
                 }
             }
         }

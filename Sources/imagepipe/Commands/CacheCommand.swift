@@ -8,11 +8,14 @@ enum CacheCommand: Command {
     static let help = """
         Usage: imagepipe cache <stats|clear|prune> [--cache-dir DIR] [--max-size BYTES] [--max-age SECONDS] [--json]
                imagepipe cache put <key> <file> | get <key> <file>   [--cache-dir DIR]
+               imagepipe cache prefetch <source>... [--size N,...] [--jobs N]   (see imagepipe cache prefetch --help)
 
           stats    entries and bytes in the cache folder
           clear    remove every entry
           prune    remove entries older than --max-age (default 30 days), then the least recently used until the
                    cache is under 90 % of --max-size (default 1 GiB)
+
+          prefetch  load sources (and render sizes of them) into the cache ahead of use, at low priority
 
           put, get  store a file's bytes under a key / write a key's bytes to a file (scripts and tests;
                     get exits 1 on a miss)
@@ -22,6 +25,10 @@ enum CacheCommand: Command {
         """
 
     static func run(_ arguments: [String]) async throws {
+        if arguments.first == "prefetch" {
+            if arguments.contains("--help") || arguments.contains("-h") { Output.line(CachePrefetch.help); return }
+            return try await CachePrefetch.run(arguments)
+        }
         let args = try Arguments(arguments, valued: ["cache-dir", "max-size", "max-age"], flags: ["json"])
         guard let action = args.positionals.first else { throw UsageError("expected one of stats, clear, prune, put, get") }
         let operands = Array(args.positionals.dropFirst())

@@ -1,0 +1,52 @@
+import PipelineHost
+
+/// `imagepipe cache prefetch SRC...`: the batch counterpart of `ImagePrefetcher` — fills the disk cache ahead of
+/// the renders that will need it (a deploy warming a CDN origin, a gallery's next page), without writing outputs.
+///
+/// Without --size the originals are fetched and stored; with sizes, each size is also rendered and its result
+/// stored (thumbnails are small, so the next `render` or `thumbnail` of that size is a cache hit, not a decode).
+/// Local files are their own cache: only remote sources are stored, as everywhere else.
+enum CachePrefetch {
+    static let help = """
+        Usage: imagepipe cache prefetch <url | file | folder | ->... [--size N|WxH[,...]] [--jobs N] [decode options]
+                                        [--cache-dir DIR] [--plugin-dir DIR]...
+
+          Loads each source (a folder: its images; -: a list on standard input) at low priority, --jobs at once
+          (default 4), into the disk cache; with --size, the thumbnails of those sizes too. Prints a summary; a
+          source that fails is one line on standard error, and the exit status is 1 if any failed.
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(arguments,
+                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(["cache-dir", "jobs"]),
+                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(["recursive", "r"]))
+        let sources = Array(args.positionals.dropFirst())
+        guard !sources.isEmpty else { throw UsageError("cache prefetch needs at least one source (a URL, a file, a folder or -)") }
+        let options = try DecodeArguments.options(args, sizeGiven: false)
+        let sizes: [PixelSize] = args.all("size").isEmpty ? [] : try ThumbnailCommand.parseSizes(args.all("size"))
+        let jobs = try args.int("jobs", range: 1...256) ?? 4
+        let host = try HostSetup.host(args)
+        let cache = try DiskCache(directory: args.value("cache-dir"))
+        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
+        let extensions = Set(host.coders.coders.filter { $0.descriptor.capabilities.contains(.decode) }.flatMap(\.descriptor.extensions))
+        let feed = SourceFeed(arguments: sources, recursive: args.flag("recursive") || args.flag("r"), imageExtensions: extensions)
+        let prefetcher = ImagePrefetcher(manager: manager, destination: sizes.isEmpty ? .dataCache : .memoryCache, maxConcurrent: jobs)
+        var requested = 0
+        while let source = feed.next() {
+            let variants = sizes.isEmpty ? [options] : sizes.map { size in
+                var sized = options
+                sized.thumbnailSize = size
+                return sized
+            }
+            prefetcher.startPrefetching(with: variants.map { ImageRequest(url: source.location, options: $0) })
+            requested += variants.count
+            // Bounded memory whatever the length of the list: wait while many are queued.
+            while prefetcher.pending > jobs * 4 { try await Task.sleep(nanoseconds: 5_000_000) }
+        }
+        await prefetcher.waitUntilIdle()
+        let outcome = prefetcher.outcome
+        for failure in prefetcher.failures { Output.error("imagepipe cache prefetch: \(failure)") }
+        Output.line("prefetched \(outcome.completed) of \(requested) into \(cache.directory)\(outcome.failed > 0 ? "; \(outcome.failed) failed" : "")")
+        if outcome.failed > 0 { throw QuietFailure() }
+    }
+}
