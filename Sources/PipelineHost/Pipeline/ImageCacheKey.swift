@@ -11,8 +11,10 @@ public struct ImageCacheKey: Sendable, Hashable, CustomStringConvertible {
         let url = filter(request.url)
         dataKey = "ip1|data|" + url
         // ip2: results are colour-converted since the colour stage (ip1 results were not).
-        let parts = ["ip2", "image", url] + request.options.resultKeyTerms + request.transformers.map { "t=" + $0.identifier }
-        imageKey = parts.joined(separator: "|")
+        var key = "ip2|image|" + url
+        for term in request.options.resultKeyTerms { key.append("|"); key.append(term) }
+        for identifier in request.transformerIdentifiers { key.append("|t="); key.append(identifier) }
+        imageKey = key
     }
 
     /// True when the result is the plain decode of the original (nothing derived to cache separately on disk).

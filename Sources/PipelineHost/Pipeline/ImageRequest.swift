@@ -24,7 +24,12 @@ public struct ImageRequest: Sendable {
     /// Load a URL that is on the failed-URL list anyway (and take it off the list if it works).
     public var retryFailed: Bool
     /// Applied in order after decoding; part of the cache key.
-    public var transformers: [any ImageTransforming]
+    public var transformers: [any ImageTransforming] {
+        didSet { transformerIdentifiers = transformers.map(\.identifier) }
+    }
+    /// The transformers' keys as text, made once per change rather than on every cache lookup (a memory-cache hit
+    /// builds the result key, and formatting a chain's parameters would be most of its cost).
+    private(set) var transformerIdentifiers: [String]
 
     public init(url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions(),
                 fetchPolicy: FetchPolicy = .returnCacheElseLoad, retryFailed: Bool = false,
@@ -35,5 +40,6 @@ public struct ImageRequest: Sendable {
         self.fetchPolicy = fetchPolicy
         self.retryFailed = retryFailed
         self.transformers = transformers
+        transformerIdentifiers = transformers.map(\.identifier)
     }
 }

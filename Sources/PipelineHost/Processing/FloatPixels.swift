@@ -86,46 +86,44 @@ struct FloatPixels {
         kernel = kernel.map { $0 / total }
         var horizontal = [Float](repeating: 0, count: values.count)
         var output = [Float](repeating: 0, count: values.count)
-        let w = width, h = height
+        let w = height > 0 ? width : 0, h = height
+        let cores = ImageTransformers.Resize.threads
+        // One pass along rows, one along columns; a pixel is one SIMD4 (R, G, B, A premultiplied).
         values.withUnsafeBufferPointer { source in
             horizontal.withUnsafeMutableBufferPointer { target in
-                let target = target.baseAddress!
-                Bands(count: h, costPerItem: w * 4 * kernel.count, cores: ImageTransformers.Resize.threads).run { rows in
-                    for y in rows {
-                        for x in 0..<w {
-                            var sum: (Float, Float, Float, Float) = (0, 0, 0, 0)
-                            for k in 0..<kernel.count {
-                                let sx = min(max(x + k - radius, 0), w - 1), o = (y * w + sx) * 4, weight = kernel[k]
-                                sum.0 += source[o] * weight; sum.1 += source[o + 1] * weight
-                                sum.2 += source[o + 2] * weight; sum.3 += source[o + 3] * weight
-                            }
-                            let o = (y * w + x) * 4
-                            target[o] = sum.0; target[o + 1] = sum.1; target[o + 2] = sum.2; target[o + 3] = sum.3
-                        }
-                    }
-                }
+                Self.pass(source, target, kernel: kernel, radius: radius, width: w, height: h, horizontal: true, cores: cores)
             }
         }
         horizontal.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                let target = target.baseAddress!
-                Bands(count: h, costPerItem: w * 4 * kernel.count, cores: ImageTransformers.Resize.threads).run { rows in
-                    for y in rows {
-                        for x in 0..<w {
-                            var sum: (Float, Float, Float, Float) = (0, 0, 0, 0)
-                            for k in 0..<kernel.count {
-                                let sy = min(max(y + k - radius, 0), h - 1), o = (sy * w + x) * 4, weight = kernel[k]
-                                sum.0 += source[o] * weight; sum.1 += source[o + 1] * weight
-                                sum.2 += source[o + 2] * weight; sum.3 += source[o + 3] * weight
-                            }
-                            let o = (y * w + x) * 4
-                            target[o] = sum.0; target[o + 1] = sum.1; target[o + 2] = sum.2; target[o + 3] = sum.3
+                Self.pass(source, target, kernel: kernel, radius: radius, width: w, height: h, horizontal: false, cores: cores)
+            }
+        }
+        return FloatPixels(width: w, height: h, values: output)
+    }
+}
+
+extension FloatPixels {
+    /// One direction of a separable filter, edges extended, rows split into bands over the cores.
+    static func pass(_ source: UnsafeBufferPointer<Float>, _ target: UnsafeMutableBufferPointer<Float>, kernel: [Float],
+                     radius: Int, width w: Int, height h: Int, horizontal: Bool, cores: Int) {
+        let input = UnsafeRawPointer(source.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
+        let out = UnsafeMutableRawPointer(target.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
+        kernel.withUnsafeBufferPointer { kernel in
+            Bands(count: h, costPerItem: w * 4 * kernel.count, cores: cores).run { rows in
+                for y in rows {
+                    for x in 0..<w {
+                        var sum = SIMD4<Float>(repeating: 0)
+                        if horizontal {
+                            for k in 0..<kernel.count { sum += input[y * w + min(max(x + k - radius, 0), w - 1)] * kernel[k] }
+                        } else {
+                            for k in 0..<kernel.count { sum += input[min(max(y + k - radius, 0), h - 1) * w + x] * kernel[k] }
                         }
+                        out[y * w + x] = sum
                     }
                 }
             }
         }
-        return FloatPixels(width: w, height: h, values: output)
     }
 }
 

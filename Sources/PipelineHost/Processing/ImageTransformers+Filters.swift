@@ -90,8 +90,6 @@ enum Coverage {
     /// distance ramp is off by up to a quarter of the pixel on curves). Colour kept (straight alpha); an opaque
     /// image gains alpha.
     static func mask(_ image: Image, inside: (Double, Double) -> Double) throws -> Image {
-        let output = try Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat,
-                               alphaMode: image.alphaMode == .premultiplied ? .premultiplied : .straight)
         let scalesColour = image.alphaMode == .premultiplied, opaque = image.alphaMode == .none
         func coverage(_ x: Int, _ y: Int) -> Double {
             let distance = inside(Double(x) + 0.5, Double(y) + 0.5)
@@ -101,28 +99,14 @@ enum Coverage {
             for sy in 0..<8 { for sx in 0..<8 where inside(Double(x) + (Double(sx) + 0.5) / 8, Double(y) + (Double(sy) + 0.5) / 8) > 0 { count += 1 } }
             return Double(count) / 64
         }
-        image.withUnsafeRows { source in
-            output.withUnsafeMutableRows { target in
-                for y in 0..<image.height {
-                    let s = source + y * image.stride, t = target + y * output.stride
-                    for x in 0..<image.width {
-                        let k = coverage(x, y)
-                        switch image.pixelFormat {
-                        case .rgba8:
-                            let p = x * 4
-                            for c in 0..<3 { t[p + c] = scalesColour ? UInt8(Double(s[p + c]) * k + 0.5) : s[p + c] }
-                            t[p + 3] = UInt8((opaque ? 255 : Double(s[p + 3])) * k + 0.5)
-                        case .rgba16:
-                            let sp = UnsafeRawPointer(s).assumingMemoryBound(to: UInt16.self)
-                            let tp = UnsafeMutableRawPointer(t).assumingMemoryBound(to: UInt16.self)
-                            let p = x * 4
-                            for c in 0..<3 { tp[p + c] = scalesColour ? UInt16(Double(sp[p + c]) * k + 0.5) : sp[p + c] }
-                            tp[p + 3] = UInt16((opaque ? 65535 : Double(sp[p + 3])) * k + 0.5)
-                        }
-                    }
-                }
-            }
+        return try PixelKernel.map(image, alphaMode: scalesColour ? .premultiplied : .straight) { s, x, y, t in
+            let k = coverage(x, y)
+            for c in 0..<3 { t[c] = scalesColour ? UInt8(Double(s[c]) * k + 0.5) : s[c] }
+            t[3] = UInt8((opaque ? 255 : Double(s[3])) * k + 0.5)
+        } rgba16: { s, x, y, t in
+            let k = coverage(x, y)
+            for c in 0..<3 { t[c] = scalesColour ? UInt16(Double(s[c]) * k + 0.5) : s[c] }
+            t[3] = UInt16((opaque ? 65535 : Double(s[3])) * k + 0.5)
         }
-        return output.with(color: image.color).with(durationMilliseconds: image.durationMilliseconds, index: image.index)
     }
 }

@@ -53,7 +53,16 @@ public struct TransformKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        name + "(" + parameters.map { $0.0.isEmpty ? $0.1.description : "\($0.0)=\($0.1)" }.joined(separator: ",") + ")"
+        var text = name
+        text.reserveCapacity(name.count + 2 + parameters.count * 16)
+        text.append("(")
+        for (index, (label, value)) in parameters.enumerated() {
+            if index > 0 { text.append(",") }
+            if !label.isEmpty { text.append(label); text.append("=") }
+            text.append(value.description)
+        }
+        text.append(")")
+        return text
     }
 
     public static func == (a: TransformKey, b: TransformKey) -> Bool { a.description == b.description }
