@@ -10,7 +10,7 @@ CONFIG := release
 BIN := .build/$(CONFIG)
 PLUGIN_DIR := $(CURDIR)/plugins.d
 # Plugins join this list when they work; placeholders are built but not installed.
-SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder HEIFCoder AVIFCoder GIFCoder WebPCoder JPEGCoder HTTPLoader
+SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder HEIFCoder AVIFCoder GIFCoder WebPCoder JPEGCoder HTTPLoader RedisCache
 IMAGEPIPE := $(BIN)/imagepipe
 
 .PHONY: all bootstrap build plugins run test fuzz bench clean

@@ -48,6 +48,9 @@ let pluginNames = [
     "HTTPLoader",
 ]
 
+/// Plugins written in C (a C target with the same linker rules); lib<name>.so like the Swift ones.
+let cPluginNames = ["RedisCache"]
+
 let package = Package(
     name: "imagepipe",
     products: [
@@ -56,7 +59,7 @@ let package = Package(
         // What an out-of-tree Swift plugin depends on (Templates/SwiftPlugin): the C ABI and the Swift plugin kit.
         .library(name: "PluginAPI", targets: ["PluginAPI"]),
         .library(name: "PluginKit", targets: ["PluginKit"]),
-    ] + pluginNames.map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    ] + (pluginNames + cPluginNames).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
         // The ABI and its helpers.
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
@@ -64,7 +67,9 @@ let package = Package(
 
         // The host and the CLI.
         .target(name: "PipelineHost", dependencies: ["PluginAPI", "CLCMS2"], path: "Sources/PipelineHost"),
-        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI"], path: "Sources/imagepipe"),
+        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI", "HTTPServerShim"], path: "Sources/imagepipe"),
+        // `imagepipe serve`'s HTTP server: libmicrohttpd behind a small C layer (its start function is variadic).
+        .target(name: "HTTPServerShim", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPServerShim"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
         .executableTarget(name: "isolation-bench", dependencies: ["PipelineHost"], path: "Benchmarks/IsolationBench"),
@@ -87,7 +92,12 @@ let package = Package(
         // Little CMS 2: every ICC transform of the host's colour step, and CMYK JPEGs in JPEGCodec.
         systemLibrary("CLCMS2", pkgConfig: "lcms2", apt: ["liblcms2-dev"]),
 
+        // The service: an embedded HTTP server, and hiredis for the shared cache tier.
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        systemLibrary("CHiredis", pkgConfig: "hiredis", apt: ["libhiredis-dev"]),
         // Plugins.
+        .target(name: "RedisCache", dependencies: ["PluginAPI", "CHiredis"], path: "Plugins/RedisCache/Sources/RedisCache",
+                linkerSettings: pluginLinkerSettings),
         pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
         .target(name: "PNGCodec", dependencies: ["PluginAPI", "CLibPNG", "CDeflate"], path: "Plugins/PNGCoder/Sources/PNGCodec"),
         pluginTarget("FileLoader", dependencies: []),
@@ -106,6 +116,6 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineHostTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/PipelineHostTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/EndToEndTests"),
-    ] + pluginNames.map(pluginTests),
+    ] + (pluginNames + cPluginNames).map(pluginTests),
     swiftLanguageModes: [.v6]
 )

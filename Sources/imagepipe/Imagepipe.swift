@@ -15,7 +15,7 @@ protocol Command: Sendable {
 enum Imagepipe {
     static let commands: [any Command.Type] = [
         PluginsCommand.self, CodersCommand.self, LoadersCommand.self, CachesCommand.self,
-        InfoCommand.self, RenderCommand.self, ThumbnailCommand.self, CacheCommand.self, PluginCommand.self,
+        InfoCommand.self, RenderCommand.self, ThumbnailCommand.self, ServeCommand.self, CacheCommand.self, PluginCommand.self,
     ]
 
     /// Internal subcommands the CLI runs in child processes of itself (crash isolation); not listed in --help.
@@ -46,7 +46,8 @@ enum Imagepipe {
             // Hidden: a sandboxed decode worker started by WorkerPool (see --isolation).
             WorkerServer.main(arguments: Array(arguments.dropFirst()))
         }
-        if let first = arguments.first, !hiddenCommands.contains(where: { $0.name == first }) {
+        if let first = arguments.first, !hiddenCommands.contains(where: { $0.name == first }), first != ServeCommand.name {
+            // (A service writes its access log to standard error; it is not a one-line-error command.)
             // Library chatter on descriptor 2 must not break the one-line error (see LibraryOutput).
             LibraryOutput.capture()
         }

@@ -17,6 +17,8 @@ final class CheckContext {
         var callLimit: Double
         /// The HTTP test server script for loader checks, when present.
         var serverScript: String?
+        /// What cache checks open the store with (nil: the plugin's default configuration).
+        var cacheConfiguration: String? = nil
     }
 
     let settings: Settings

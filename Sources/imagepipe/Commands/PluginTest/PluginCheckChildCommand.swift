@@ -21,7 +21,7 @@ enum PluginCheckChildCommand: Command {
         Watchdog.start()
         settleDispatch()
         let args = try Arguments(arguments, valued: ["component", "strictness", "seed", "call-timeout", "deadline", "sample",
-                                                     "hostile", "server-script"], flags: [])
+                                                     "hostile", "server-script", "cache-config"], flags: [])
         guard args.positionals.count == 2 else { throw UsageError("expected <check-id> <file.so>") }
         // Last resort should the parent be gone: the process cannot outlive its deadline by much.
         alarm(UInt32(try args.int("deadline", range: 1...86_400) ?? 600) + 30)
@@ -32,7 +32,8 @@ enum PluginCheckChildCommand: Command {
             component: try args.int("component", range: 0...255) ?? 0,
             samples: args.all("sample"), hostileSamples: args.all("hostile"),
             callLimit: Double(args.value("call-timeout") ?? "") ?? 10,
-            serverScript: args.value("server-script"))
+            serverScript: args.value("server-script"),
+            cacheConfiguration: args.value("cache-config"))
         Watchdog.callLimit = settings.callLimit
         guard let definition = CheckCatalog.definition(args.positionals[0]) else {
             CheckChannel.send("result", CheckResult(status: .failed, message: "unknown check \(args.positionals[0])").json)

@@ -36,12 +36,14 @@ enum PluginCommand: Command {
           --call-timeout S    one plugin call longer than this is a hang (default 10)
           --timeout S         whole-check timeout (default: per check, 60 to 300 s by strictness)
           --json              the report as JSON (for CI)
+          --cache-config TEXT the configuration cache checks open a store with (e.g. "redis://127.0.0.1:6390");
+                              default: the plugin's own default
         """
 
     static func run(_ arguments: [String]) async throws {
         guard arguments.first == "test" else { throw UsageError("expected 'plugin test <file.so>'") }
         let args = try Arguments(Array(arguments.dropFirst()),
-                                 valued: ["samples", "strictness", "only", "seed", "jobs", "call-timeout", "timeout"], flags: ["json"])
+                                 valued: ["samples", "strictness", "only", "seed", "jobs", "call-timeout", "timeout", "cache-config"], flags: ["json"])
         guard args.positionals.count == 1 else { throw UsageError("expected one plugin file, got \(args.positionals.count)") }
         let file = PluginSearchPath.absolutePath(args.positionals[0])
         guard access(file, F_OK) == 0 else { throw CLIError("\(file): no such file") }
@@ -62,6 +64,7 @@ enum PluginCommand: Command {
             timeout: try args.int("timeout", range: 1...86_400).map(Double.init),
             serverScript: SampleFinder.repositoryRoot().map { $0 + "/Tests/Support/http_test_server.py" }
                 .flatMap { access($0, R_OK) == 0 ? $0 : nil },
+            cacheConfiguration: args.value("cache-config"),
             only: only)
         let jobs = try args.int("jobs", range: 1...64) ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let json = args.flag("json")

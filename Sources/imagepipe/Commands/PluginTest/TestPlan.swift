@@ -8,6 +8,8 @@ struct TestPlan {
     /// Overrides every check's own timeout.
     let timeout: Double?
     let serverScript: String?
+    /// The configuration string cache checks open the store with (nil: the plugin's default).
+    let cacheConfiguration: String?
     let only: Regex<AnyRegexOutput>?
 
     func includes(_ id: String) -> Bool {
@@ -23,6 +25,7 @@ struct TestPlan {
     private var common: [String] {
         var arguments = ["--strictness", String(strictness), "--seed", String(seed), "--call-timeout", String(callTimeout)]
         if let serverScript { arguments += ["--server-script", serverScript] }
+        if let cacheConfiguration { arguments += ["--cache-config", cacheConfiguration] }
         return arguments
     }
 

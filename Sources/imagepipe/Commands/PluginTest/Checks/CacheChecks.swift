@@ -9,9 +9,9 @@ enum CacheChecks {
     static let operations = CheckDefinition(id: "cache.operations", title: "put/get/remove/clear/overwrite/missing key, big values, long keys",
                                             scope: .cache) { context in
         let cache = try context.cache()
-        let opened = cache.open(nil)
+        let opened = cache.open(context.settings.cacheConfiguration)
         guard opened.status == IP_STATUS_OK else {
-            context.fail("open(NULL) (the default configuration) returned \(StatusName.of(opened.status)): \(opened.message)")
+            context.fail("open(\(context.settings.cacheConfiguration ?? "NULL")) returned \(StatusName.of(opened.status)): \(opened.message)")
             return
         }
         defer { cache.close(opened.store) }
@@ -70,8 +70,8 @@ enum CacheChecks {
         d.caches[i].capabilities & UInt64(IP_CACHE_THREAD_SAFE) != 0 ? nil : "the cache does not claim THREAD_SAFE"
     }) { context in
         let cache = try context.cache()
-        let opened = cache.open(nil)
-        guard opened.status == IP_STATUS_OK else { context.fail("open(NULL) returned \(StatusName.of(opened.status))"); return }
+        let opened = cache.open(context.settings.cacheConfiguration)
+        guard opened.status == IP_STATUS_OK else { context.fail("open(\(context.settings.cacheConfiguration ?? "NULL")) returned \(StatusName.of(opened.status))"); return }
         defer { cache.close(opened.store) }
         let store = UnsafeSendable(opened.store)
         let problems = Mutex<[String]>([])

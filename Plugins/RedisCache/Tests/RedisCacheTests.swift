@@ -1,0 +1,76 @@
+import Foundation
+import PipelineHost
+import Testing
+import TestSupport
+
+/// The Redis cache plugin alone (only libRedisCache.so is loaded) against a real redis-server on a loopback port:
+/// round trips, TTL, the per-entry cap, namespaces, and fail-open when the server is down or dies.
+@Suite(.serialized) struct RedisCacheTests {
+    private func store(_ configuration: String) throws -> PluginDataCache {
+        let host = try PluginSandbox.host(loading: ["libRedisCache.so"])
+        let plugin = try #require(host.caches.pluginCaches.first { $0.descriptor.id == "org.imagepipe.cache.redis/1" })
+        #expect(plugin.descriptor.capabilityNames.contains("shared"))
+        return try plugin.open(configuration: configuration)
+    }
+
+    @Test("values round-trip; namespaces keep stores apart; clear removes only its own namespace")
+    func roundTripAndNamespaces() async throws {
+        guard let redis = try RedisServer.startIfAvailable() else { return }
+        let a = try store(redis.configuration("ns=a")), b = try store(redis.configuration("ns=b"))
+        let value = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        try await a.store(value, for: "ip2|image|https://example.org/x.png|size=64x64")
+        #expect(try await a.data(for: "ip2|image|https://example.org/x.png|size=64x64") == value)
+        #expect(try await b.data(for: "ip2|image|https://example.org/x.png|size=64x64") == nil, "another namespace")
+        try await b.store([1, 2, 3], for: "k")
+        #expect(try redis.cli(["exists", "a:ip2|image|https://example.org/x.png|size=64x64"]).contains("1"))
+        try await a.removeAll()
+        #expect(try await a.data(for: "ip2|image|https://example.org/x.png|size=64x64") == nil)
+        #expect(try await b.data(for: "k") == [1, 2, 3], "clear of one namespace left the other alone")
+        try await b.removeData(for: "k")
+        #expect(try await b.data(for: "k") == nil)
+    }
+
+    @Test("entries expire after ttl; entries over max-entry are not stored")
+    func ttlAndSizeCap() async throws {
+        guard let redis = try RedisServer.startIfAvailable() else { return }
+        let cache = try store(redis.configuration("ttl=1 max-entry=1000 ns=t"))
+        try await cache.store([UInt8](repeating: 1, count: 1000), for: "small")
+        try await cache.store([UInt8](repeating: 2, count: 1001), for: "big")
+        #expect(try await cache.data(for: "small")?.count == 1000)
+        #expect(try await cache.data(for: "big") == nil, "over the cap, not stored")
+        let ttl = try redis.cli(["ttl", "t:small"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(ttl == "1" || ttl == "0", "ttl \(ttl)")
+        try await Task.sleep(nanoseconds: 2_100_000_000)
+        #expect(try await cache.data(for: "small") == nil, "expired")
+    }
+
+    @Test("fail-open: a server that is down fails fast (no request waits on it), and the tier comes back when it does")
+    func failOpenAndRecovery() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { print("skipped: no redis-server"); return }
+        let port = try RedisServer.freePort()
+        let cache = try store("redis://127.0.0.1:\(port) timeout-ms=200 ns=f")
+        let clock = ContinuousClock()
+        let first = clock.now
+        await #expect(throws: PipelineError.self) { _ = try await cache.data(for: "x") }
+        #expect(clock.now - first < .milliseconds(900))
+        // While down, later calls do not even try the network.
+        let burst = clock.now
+        for _ in 0..<100 { _ = try? await cache.data(for: "x") }
+        #expect(clock.now - burst < .milliseconds(200), "100 calls while down took \(clock.now - burst)")
+        let redis = try RedisServer(port: port)
+        try await Task.sleep(nanoseconds: 1_100_000_000)  // the retry interval
+        try await cache.store([9], for: "x")
+        #expect(try await cache.data(for: "x") == [9])
+        // Killed mid-run: errors, not hangs; back again after a restart.
+        redis.stop()
+        let killed = clock.now
+        _ = try? await cache.data(for: "x")
+        _ = try? await cache.store([1], for: "y")
+        #expect(clock.now - killed < .seconds(1))
+        let again = try RedisServer(port: port)
+        defer { again.stop() }
+        try await Task.sleep(nanoseconds: 1_100_000_000)
+        try await cache.store([7], for: "x")
+        #expect(try await cache.data(for: "x") == [7])
+    }
+}

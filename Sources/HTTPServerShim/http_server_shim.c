@@ -1,0 +1,193 @@
+#define _GNU_SOURCE
+#include "http_server_shim.h"
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct ip_httpd {
+    struct MHD_Daemon *daemon;
+    ip_httpd_handler handler;
+    void *context;
+    uint16_t port;
+};
+
+struct ip_httpd_request {
+    struct MHD_Connection *connection;
+    const char *method;
+    const char *path;
+    pthread_mutex_t lock;
+    int started;                /* the handler has been called */
+    int in_handler;             /* the handler call is running */
+    int suspended;              /* MHD_suspend_connection was called and not yet resumed */
+    int answered;               /* ip_httpd_respond was called */
+    struct MHD_Response *pending;
+    unsigned pending_status;
+};
+
+static enum MHD_Result queue_pending(ip_httpd_request *r) {
+    enum MHD_Result result = MHD_queue_response(r->connection, r->pending_status, r->pending);
+    MHD_destroy_response(r->pending);
+    r->pending = NULL;
+    return result;
+}
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+                                      const char *version, const char *upload_data, size_t *upload_data_size,
+                                      void **con_cls) {
+    ip_httpd *server = cls;
+    (void)version;
+    (void)upload_data;
+    ip_httpd_request *r = *con_cls;
+    if (!r) {
+        /* The first call comes with the headers only: MHD's protocol is to answer from a later call (answering
+         * now makes it close the connection after the response, since a body might still be on its way). */
+        r = calloc(1, sizeof *r);
+        if (!r) return MHD_NO;
+        pthread_mutex_init(&r->lock, NULL);
+        r->connection = connection;
+        r->method = method;
+        r->path = url;
+        *con_cls = r;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0 || r->started) {
+        /* Upload data (ignored: GET and HEAD only), or a call after a resume (the answer is pending). */
+        *upload_data_size = 0;
+        pthread_mutex_lock(&r->lock);
+        enum MHD_Result result = MHD_YES;
+        if (r->pending) result = queue_pending(r);
+        pthread_mutex_unlock(&r->lock);
+        return result;
+    }
+    r->started = 1;
+    r->in_handler = 1;
+    server->handler(server->context, r);
+    pthread_mutex_lock(&r->lock);
+    r->in_handler = 0;
+    enum MHD_Result result = MHD_YES;
+    if (r->pending) {
+        result = queue_pending(r);
+    } else if (!r->answered) {
+        MHD_suspend_connection(connection);
+        r->suspended = 1;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return result;
+}
+
+/* Leaves the path as sent: signatures are computed over the percent-encoded form. */
+static size_t keep_escaped(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    return strlen(text);
+}
+
+static void completed(void *cls, struct MHD_Connection *connection, void **con_cls, enum MHD_RequestTerminationCode code) {
+    (void)cls;
+    (void)connection;
+    (void)code;
+    ip_httpd_request *r = *con_cls;
+    if (!r) return;
+    if (r->pending) MHD_destroy_response(r->pending);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+    *con_cls = NULL;
+}
+
+ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, unsigned connection_limit,
+                         unsigned connection_timeout_seconds, ip_httpd_handler handler, void *context,
+                         char *error, size_t error_size) {
+    struct sockaddr_in in4;
+    memset(&in4, 0, sizeof in4);
+    in4.sin_family = AF_INET;
+    in4.sin_port = htons(port);
+    if (inet_pton(AF_INET, address, &in4.sin_addr) != 1) {
+        snprintf(error, error_size, "'%s' is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)", address);
+        return NULL;
+    }
+    ip_httpd *server = calloc(1, sizeof *server);
+    if (!server) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    server->handler = handler;
+    server->context = context;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+    server->daemon = MHD_start_daemon(
+        flags, port, NULL, NULL, access_handler, server,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&in4,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(threads > 0 ? threads : 1),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)connection_timeout_seconds,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+        MHD_OPTION_END);
+    if (!server->daemon) {
+        snprintf(error, error_size, "cannot listen on %s:%u (in use, or not an address of this machine)", address, (unsigned)port);
+        free(server);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    server->port = info ? info->port : port;
+    return server;
+}
+
+uint16_t ip_httpd_port(const ip_httpd *server) { return server->port; }
+
+void ip_httpd_quiesce(ip_httpd *server) {
+    MHD_socket listener = MHD_quiesce_daemon(server->daemon);
+    if (listener != MHD_INVALID_SOCKET) close(listener);
+}
+
+void ip_httpd_stop(ip_httpd *server) {
+    MHD_stop_daemon(server->daemon);
+    free(server);
+}
+
+const char *ip_httpd_method(const ip_httpd_request *request) { return request->method; }
+const char *ip_httpd_path(const ip_httpd_request *request) { return request->path; }
+
+const char *ip_httpd_header(const ip_httpd_request *request, const char *name) {
+    return MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, name);
+}
+
+void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(request->connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    buffer[0] = 0;
+    if (!info || !info->client_addr) return;
+    if (info->client_addr->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, buffer, (socklen_t)size);
+    } else if (info->client_addr->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)info->client_addr)->sin6_addr, buffer, (socklen_t)size);
+    }
+}
+
+int ip_httpd_respond(ip_httpd_request *r, unsigned status, const char *const *names, const char *const *values,
+                     size_t header_count, const uint8_t *body, size_t size, int close_connection) {
+    struct MHD_Response *response = MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return -1;
+    for (size_t i = 0; i < header_count; i++) MHD_add_response_header(response, names[i], values[i]);
+    if (close_connection) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    pthread_mutex_lock(&r->lock);
+    if (r->answered) {
+        pthread_mutex_unlock(&r->lock);
+        MHD_destroy_response(response);
+        return -1;
+    }
+    r->answered = 1;
+    r->pending = response;
+    r->pending_status = status;
+    if (r->suspended) {
+        r->suspended = 0;
+        MHD_resume_connection(r->connection);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return 0;
+}

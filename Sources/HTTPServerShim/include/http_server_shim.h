@@ -1,0 +1,42 @@
+/* A small C layer over libmicrohttpd for `imagepipe serve`: MHD's start function is variadic (Swift cannot call it)
+ * and its suspend/resume protocol has an ordering rule (suspend inside the handler, resume from anywhere, answer on
+ * the next call) that is easier to keep in one place. Swift sees a request, answers it at once or later, from any
+ * thread, exactly once. */
+#ifndef IMAGEPIPE_HTTP_SERVER_SHIM_H
+#define IMAGEPIPE_HTTP_SERVER_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ip_httpd ip_httpd;
+typedef struct ip_httpd_request ip_httpd_request;
+
+/* Called once per request on an MHD thread. The handler answers with ip_httpd_respond, now or later from any
+ * thread, exactly once; the request and the strings it hands out stay valid until then. */
+typedef void (*ip_httpd_handler)(void *context, ip_httpd_request *request);
+
+/* Starts listening on address:port (port 0 = any free port) with `threads` polling threads. NULL on failure,
+ * with the reason in error. */
+ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, unsigned connection_limit,
+                         unsigned connection_timeout_seconds, ip_httpd_handler handler, void *context,
+                         char *error, size_t error_size);
+/* The port actually bound. */
+uint16_t ip_httpd_port(const ip_httpd *server);
+/* Stops accepting new connections (existing ones are served to the end). */
+void ip_httpd_quiesce(ip_httpd *server);
+/* Stops the server and frees it; no handler call is running or will run afterwards. */
+void ip_httpd_stop(ip_httpd *server);
+
+const char *ip_httpd_method(const ip_httpd_request *request);
+/* The path as sent, percent escapes kept (what a signature covers). */
+const char *ip_httpd_path(const ip_httpd_request *request);
+/* A request header (case-insensitive name), or NULL. Only during the handler call. */
+const char *ip_httpd_header(const ip_httpd_request *request, const char *name);
+/* The client's address as text ("127.0.0.1"), during the handler call. */
+void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size);
+
+/* Answers the request: status, headers (names[i]: values[i]), body (copied). Returns 0 on success. */
+int ip_httpd_respond(ip_httpd_request *request, unsigned status, const char *const *names, const char *const *values,
+                     size_t header_count, const uint8_t *body, size_t size, int close_connection);
+
+#endif

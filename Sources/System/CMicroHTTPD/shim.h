@@ -1,0 +1,4 @@
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <microhttpd.h>

@@ -1,0 +1,82 @@
+import HTTPServerShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libmicrohttpd behind a Swift face: each request reaches `handle` on a server thread, which answers it at once
+/// (cache hits, errors, health) or later from any thread (renders), exactly once. Why libmicrohttpd: a GNU
+/// library packaged by Debian (libmicrohttpd-dev), made to be embedded, with HTTP/1.1 keep-alive, pipelining,
+/// a thread pool over epoll, connection limits and timeouts, and suspend/resume for answers computed
+/// elsewhere — what a thumbnail service needs and nothing it does not (no TLS termination: a proxy does that).
+final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `server` is written once in init and freed once in stop(); the C library synchronises itself.
+    private var server: OpaquePointer?
+    private let handle: @Sendable (HTTPRequest) -> Void
+    let port: UInt16
+
+    init(address: String, port: UInt16, threads: Int, connectionLimit: Int, connectionTimeout: Int,
+         handle: @escaping @Sendable (HTTPRequest) -> Void) throws {
+        self.handle = handle
+        var error = [CChar](repeating: 0, count: 512)
+        let box = Unmanaged.passUnretained(HandlerBox.shared)
+        HandlerBox.shared.handler = handle
+        guard let started = ip_httpd_start(address, port, UInt32(max(1, threads)), UInt32(connectionLimit), UInt32(connectionTimeout),
+                                           { _, request in
+                                               guard let request else { return }
+                                               HandlerBox.shared.handler?(HTTPRequest(request))
+                                           }, box.toOpaque(), &error, error.count) else {
+            throw CLIError("serve: " + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        server = started
+        self.port = ip_httpd_port(started)
+    }
+
+    /// Stops accepting connections; the open ones are served to the end.
+    func quiesce() { if let server { ip_httpd_quiesce(server) } }
+
+    func stop() {
+        if let server { ip_httpd_stop(server) }
+        server = nil
+    }
+}
+
+/// The one handler of the process (a C callback cannot capture; `serve` runs one server).
+private final class HandlerBox: @unchecked Sendable {
+    static let shared = HandlerBox()
+    // @unchecked: set once before the server starts, read by server threads afterwards.
+    nonisolated(unsafe) var handler: (@Sendable (HTTPRequest) -> Void)?
+}
+
+/// One request. Its strings are read during the handler call; `respond` may come later, from any thread, once.
+struct HTTPRequest: @unchecked Sendable {
+    // @unchecked: a C handle the shim keeps valid until respond(), which it serialises.
+    private let request: OpaquePointer
+
+    init(_ request: OpaquePointer) { self.request = request }
+
+    var method: String { String(cString: ip_httpd_method(request)) }
+    var path: String { String(cString: ip_httpd_path(request)) }
+
+    /// A request header, during the handler call only.
+    func header(_ name: String) -> String? { ip_httpd_header(request, name).map { String(cString: $0) } }
+
+    /// The client's address, during the handler call only.
+    var client: String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        ip_httpd_client(request, &buffer, buffer.count)
+        return String(cString: buffer)
+    }
+
+    func respond(_ status: Int, headers: [(String, String)], body: [UInt8], close: Bool = false) {
+        let names = headers.map { strdup($0.0) }, values = headers.map { strdup($0.1) }
+        defer { names.forEach { free($0) }; values.forEach { free($0) } }
+        let namePointers = names.map { UnsafePointer<CChar>($0) }, valuePointers = values.map { UnsafePointer<CChar>($0) }
+        _ = namePointers.withUnsafeBufferPointer { n in
+            valuePointers.withUnsafeBufferPointer { v in
+                body.withUnsafeBufferPointer { b in
+                    ip_httpd_respond(request, UInt32(status), n.baseAddress, v.baseAddress, headers.count, b.baseAddress, b.count, close ? 1 : 0)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import PipelineHost
+
+/// An imgproxy-style request path, parsed: `/<signature>/<option>/.../plain/<percent-encoded source>[@<format>]` or
+/// `/<signature>/<option>/.../<base64url source>[.<format>]`. Options are `name:arg[:arg]` segments:
+///
+///   rs:MODE:W:H  s:W:H  w:W  h:H   size and mode (fit, fill, aspect-fill)      g:GRAVITY  (ce, no, so, ea, we,
+///   noea, nowe, soea, sowe, or top, top-left ...)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
+///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
+///   f:FORMAT  output format   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
+///   flat  flatten onto bg
+///
+/// The signature is base64url(HMAC-SHA256(key, salt + the path after it)), as imgproxy's, so its signing code
+/// and libraries work unchanged.
+struct ProcessingURL {
+    struct Failure: Error { let status: Int; let message: String }
+
+    var signature: String
+    /// The part the signature covers: "/" + everything after the signature.
+    var signedPath: String
+    var options = DecodeOptions()
+    var transformers: [any ImageTransforming] = []
+    var source: String
+    /// nil: negotiated from Accept.
+    var format: String?
+    var quality: Int?
+    var background: RGBAColor?
+    /// The options as given, in order: part of the output's cache key with the source and format.
+    var canonicalOptions: [String] = []
+
+    init(path: String, maxSide: Int) throws {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard segments.count >= 2 else { throw Failure(status: 400, message: "expected /<signature>/<options>/<source>") }
+        signature = segments[0]
+        signedPath = "/" + segments.dropFirst().joined(separator: "/")
+        var rest = Array(segments.dropFirst())
+        var crop: (Int, Int)?, aspect: (Int, Int)?, flatten = false
+        var chainFlags = Set<String>()
+        var blur: Double?, rotate: Int?, flip: String?, radius: Double?
+        var size: (Int, Int)?
+        // Options until "plain" or the last segment (the encoded source).
+        var sourceText: String?
+        while !rest.isEmpty {
+            let segment = rest.removeFirst()
+            if segment == "plain" {
+                sourceText = rest.joined(separator: "/")
+                rest = []
+                break
+            }
+            if rest.isEmpty { sourceText = segment; break }
+            let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let name = parts[0], args = Array(parts.dropFirst())
+            canonicalOptions.append(segment)
+            func int(_ index: Int, _ range: ClosedRange<Int>) throws -> Int {
+                guard index < args.count, let value = Int(args[index]), range.contains(value) else {
+                    throw Failure(status: 400, message: "option '\(segment)': argument \(index + 1) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+                }
+                return value
+            }
+            func number(_ index: Int, _ range: ClosedRange<Double>) throws -> Double {
+                guard index < args.count, let value = Double(args[index]), range.contains(value) else {
+                    throw Failure(status: 400, message: "option '\(segment)': argument \(index + 1) must be a number in \(range.lowerBound)...\(range.upperBound)")
+                }
+                return value
+            }
+            func colour(_ index: Int) throws -> RGBAColor {
+                guard index < args.count, let value = RGBAColor(parsing: args[index].hasPrefix("#") ? args[index] : "#" + args[index])
+                        ?? RGBAColor(parsing: args[index]) else {
+                    throw Failure(status: 400, message: "option '\(segment)': expected a colour such as ff3b30")
+                }
+                return value
+            }
+            switch name {
+            case "rs", "resize":
+                guard let mode = ScaleMode(rawValue: args.first ?? "") else {
+                    throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill or aspect-fill")
+                }
+                options.scaleMode = mode
+                size = (try int(1, 0...maxSide), try int(2, 0...maxSide))
+            case "s", "size": size = (try int(0, 0...maxSide), try int(1, 0...maxSide))
+            case "w", "width": size = (try int(0, 0...maxSide), size?.1 ?? 0)
+            case "h", "height": size = (size?.0 ?? 0, try int(0, 0...maxSide))
+            case "g", "gravity":
+                let short: [String: Gravity] = ["ce": .center, "no": .top, "so": .bottom, "ea": .right, "we": .left,
+                                                "noea": .topRight, "nowe": .topLeft, "soea": .bottomRight, "sowe": .bottomLeft]
+                guard let gravity = short[args.first ?? ""] ?? Gravity(parsing: args.first ?? "") else {
+                    throw Failure(status: 400, message: "option '\(segment)': unknown gravity")
+                }
+                options.gravity = gravity
+            case "c", "crop": crop = (try int(0, 1...maxSide), try int(1, 1...maxSide))
+            case "ar", "aspect": aspect = (try int(0, 1...10000), try int(1, 1...10000))
+            case "pg", "page": options.pageIndex = try int(0, 0...100_000)
+            case "fr", "frame": options.frameIndex = try int(0, 0...100_000)
+            case "tint": options.tint = try colour(0)
+            case "tmpl", "template": options.template = true
+            case "up", "upscale": options.allowUpscale = true
+            case "q", "quality": quality = try int(0, 1...100)
+            case "bg", "background": background = try colour(0)
+            case "f", "format": format = args.first?.lowercased()
+            case "bl", "blur": blur = try number(0, 0.1...100)
+            case "sh", "sharpen", "gray", "grayscale", "circle", "flat", "flatten": chainFlags.insert(name)
+            case "rot", "rotate": rotate = try int(0, 0...270)
+            case "fl", "flip": flip = args.first
+            case "r", "radius": radius = try number(0, 0.5...10000)
+            default: throw Failure(status: 400, message: "unknown option '\(name)' in '\(segment)'")
+            }
+            flatten = flatten || chainFlags.contains("flat") || chainFlags.contains("flatten")
+        }
+        guard let encoded = sourceText, !encoded.isEmpty else { throw Failure(status: 400, message: "the source is missing") }
+        if options.template && options.tint == nil { throw Failure(status: 400, message: "tmpl needs tint:COLOR") }
+        if let size { options.thumbnailSize = PixelSize(width: size.0, height: size.1) }
+        if options.thumbnailSize == PixelSize(width: 0, height: 0) { options.thumbnailSize = nil }
+
+        // The source, and the format named after it.
+        if segments.contains("plain") {
+            var text = encoded
+            if let at = text.lastIndex(of: "@") {
+                format = format ?? String(text[text.index(after: at)...]).lowercased()
+                text = String(text[..<at])
+            }
+            guard let decoded = Self.percentDecoded(text) else { throw Failure(status: 400, message: "the plain source has a bad percent escape") }
+            source = decoded
+        } else {
+            var text = encoded
+            if let dot = text.lastIndex(of: ".") {
+                format = format ?? String(text[text.index(after: dot)...]).lowercased()
+                text = String(text[..<dot])
+            }
+            guard let bytes = Self.base64URLDecoded(text), let decoded = String(validating: bytes, as: UTF8.self) else {
+                throw Failure(status: 400, message: "the source is not base64url (or use /plain/<percent-encoded URL>)")
+            }
+            source = decoded
+        }
+        if format == "jpeg" { format = "jpg" }
+        if format?.isEmpty == true { format = nil }
+
+        // The transformers, in the CLI's fixed order.
+        if let crop { transformers.append(ImageTransformers.Crop(size: PixelSize(width: crop.0, height: crop.1), gravity: options.gravity)) }
+        if let aspect { transformers.append(ImageTransformers.Crop(aspectRatio: aspect.0, aspect.1, gravity: options.gravity)) }
+        if let rotate, rotate != 0 {
+            guard let angle = ImageTransformers.Rotate.Angle(rawValue: rotate) else { throw Failure(status: 400, message: "rot must be 90, 180 or 270") }
+            transformers.append(ImageTransformers.Rotate(angle))
+        }
+        try addRest(flatten: flatten, flags: chainFlags, blur: blur, flip: flip, radius: radius)
+    }
+
+    private mutating func addRest(flatten: Bool, flags: Set<String>, blur: Double?, flip: String?, radius: Double?) throws {
+        switch flip {
+        case nil: break
+        case "h", "horizontal": transformers.append(ImageTransformers.Flip(.horizontal))
+        case "v", "vertical": transformers.append(ImageTransformers.Flip(.vertical))
+        case "both", "hv": transformers += [ImageTransformers.Flip(.horizontal), ImageTransformers.Flip(.vertical)]
+        default: throw Failure(status: 400, message: "fl must be h, v or both")
+        }
+        if flags.contains("gray") || flags.contains("grayscale") { transformers.append(ImageTransformers.Grayscale()) }
+        if let blur { transformers.append(ImageTransformers.GaussianBlur(sigma: blur)) }
+        if flags.contains("sh") || flags.contains("sharpen") { transformers.append(ImageTransformers.Sharpen()) }
+        if flags.contains("circle") {
+            transformers.append(ImageTransformers.Circle(gravity: options.gravity))
+        } else if let radius {
+            transformers.append(ImageTransformers.RoundedCorners(radius: radius))
+        }
+        if flatten { transformers.append(ImageTransformers.Flatten(background: background ?? RGBAColor(red: 255, green: 255, blue: 255))) }
+    }
+
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    static func base64URLDecoded(_ text: String) -> [UInt8]? {
+        var values: [UInt8] = []
+        for c in text.utf8 {
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(c - 65)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(c - 97 + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(c - 48 + 52)
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): values.append(62)
+            case UInt8(ascii: "_"), UInt8(ascii: "/"): values.append(63)
+            case UInt8(ascii: "="): continue
+            default: return nil
+            }
+        }
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0, bits = 0
+        for v in values {
+            buffer = buffer << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 { bits -= 8; out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits))) }
+        }
+        return out
+    }
+
+    static func base64URLEncoded(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value: UInt32 = 0
+            for (i, b) in chunk.enumerated() { value |= UInt32(b) << UInt32(16 - 8 * i) }
+            for i in 0..<(chunk.count + 1) { out.append(alphabet[Int((value >> UInt32(18 - 6 * i)) & 63)]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

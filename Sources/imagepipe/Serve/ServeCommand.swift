@@ -1,0 +1,175 @@
+import Dispatch
+import PipelineHost
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `imagepipe serve`: signed thumbnail URLs over HTTP (imgproxy's URL scheme), several instances sharing one
+/// Redis tier through the cache plugin.
+enum ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "answer signed thumbnail URLs over HTTP (a shared Redis tier with --redis)"
+    static let help = """
+        Usage: imagepipe serve [--listen 127.0.0.1:8080] (--key HEX --salt HEX | --allow-unsigned)
+                               [--allow-source PREFIX]... [--root DIR] [--redis CONFIG] [options]
+
+        URLs (imgproxy's scheme; see ProcessingURL for every option):
+          /<signature>/rs:fit:256:256/g:top/q:80/plain/<percent-encoded source>@webp
+          /<signature>/s:256:0/<base64url source>.jpg
+        signature = base64url(HMAC-SHA256(key, salt + "/rs:fit:256:256/...")); --allow-unsigned accepts any.
+        A source is an http(s) URL under an --allow-source prefix, or local:///path (or /path) inside --root.
+        Without a format (no @ext, .ext or f:), the best one the client's Accept allows: AVIF, WebP, else JPEG
+        (answered with Vary: Accept). Also: GET /health, GET /metrics (Prometheus text).
+
+          --listen ADDR:PORT        where to listen (default 127.0.0.1:8080; port 0 = any free port, printed)
+          --key HEX, --salt HEX     the signing key and salt (hex; or IMAGEPIPE_KEY, IMAGEPIPE_SALT)
+          --allow-unsigned          accept URLs without a valid signature (development only)
+          --allow-source PREFIX     remote sources allowed under this URL prefix (repeatable; none by default)
+          --root DIR                local sources are read from this folder only (no path leaves it)
+          --allow-private-addresses fetch from loopback/private addresses too (off: only public ones)
+          --max-size N              largest output side in a URL (default 4096)
+          --max-pixels N, --max-memory SIZE, --max-input SIZE   per-request limits (defaults 268M, 2G, 64M)
+          --timeout SECONDS         per-request render deadline (default 30): 504 after it
+          --concurrency N           renders at once (default: one per core); --queue N waiting (default 64),
+                                    beyond that 503 with Retry-After
+          --threads N               HTTP threads (default: one per core)
+          --max-age SECONDS         Cache-Control max-age (default 3600)
+          --output-cache SIZE       encoded outputs kept in memory (default 256M)
+          --redis CONFIG            the shared tier: "redis://HOST:PORT/DB ttl=S max-entry=BYTES timeout-ms=MS ns=NAME"
+                                    (the RedisCache plugin); Redis down = rendered anyway, logged once
+          --cache-dir DIR           a disk cache for originals (default: none)
+          --access-log on|off       one JSON line per request on standard error (default on)
+          --shutdown-grace SECONDS  on SIGTERM, stop accepting and finish in-flight requests for at most this long
+                                    (default 30)
+
+        \(IsolationSetup.helpText)
+
+        \(HostSetup.helpText)
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(IsolationSetup.valued).union([
+            "listen", "key", "salt", "allow-source", "root", "max-size", "max-pixels", "max-memory", "max-input", "concurrency",
+            "queue", "threads", "max-age", "output-cache", "redis", "cache-dir", "access-log", "shutdown-grace", "formats",
+        ]), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses"]))
+        guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
+        let (address, port) = try listenAddress(args.value("listen") ?? "127.0.0.1:8080")
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let concurrency = try args.int("concurrency", range: 1...1024) ?? cores
+
+        var settings = ServeHandler.Settings(sources: SourcePolicy(allowedPrefixes: args.all("allow-source"), root: try root(args)))
+        settings.key = try hex(args.value("key") ?? environment("IMAGEPIPE_KEY"), name: "--key")
+        settings.salt = try hex(args.value("salt") ?? environment("IMAGEPIPE_SALT"), name: "--salt") ?? []
+        settings.unsigned = args.flag("allow-unsigned")
+        guard settings.key != nil || settings.unsigned else {
+            throw UsageError("serve needs --key HEX (and --salt HEX) to check signed URLs, or --allow-unsigned for development")
+        }
+        settings.maxSide = try args.int("max-size", range: 1...65535) ?? 4096
+        if let pixels = try args.int("max-pixels", range: 1...Int(Int32.max) * 64) { settings.limits.maxPixels = pixels }
+        if let memory = try DecodeArguments.memorySize(args) { settings.limits.maxMemoryBytes = memory }
+        settings.limits.maxInputBytes = 64 << 20
+        if let text = args.value("max-input") {
+            guard let bytes = DecodeArguments.byteSize(text) else { throw UsageError("--max-input must be a size such as 64M, not '\(text)'") }
+            settings.limits.maxInputBytes = bytes
+        }
+        settings.timeout = try IsolationSetup.seconds(args, "timeout") ?? 30
+        settings.loadOptions = try IsolationSetup.loadOptions(args)
+        settings.loadOptions.refusePrivateAddresses = !args.flag("allow-private-addresses")
+        settings.loadOptions.timeout = settings.timeout
+        settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max)) ?? 3600
+        settings.accessLog = (args.value("access-log") ?? "on") != "off"
+        if let formats = args.value("formats") { settings.formats = formats.split(separator: ",").map { String($0).lowercased() } }
+        let grace = try IsolationSetup.seconds(args, "shutdown-grace") ?? 30
+
+        let host = try HostSetup.host(args)
+        try IsolationSetup.configure(args, host: host, workers: concurrency)
+        var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(), decodingWidth: concurrency)
+        if let folder = args.value("cache-dir") { configuration.dataCache = try DiskCache(directory: folder) }
+        let manager = ImageManager(host: host, configuration: configuration)
+        let shared = try sharedTier(args, host: host)
+        let outputBytes = try args.value("output-cache").map {
+            guard let bytes = DecodeArguments.byteSize($0) else { throw UsageError("--output-cache must be a size such as 256M, not '\($0)'") }
+            return bytes
+        } ?? 256 << 20
+        let handler = ServeHandler(settings: settings, manager: manager, sharedTier: shared, outputs: OutputCache(capacity: outputBytes),
+                                   gate: RenderGate(limit: concurrency, queueLimit: try args.int("queue", range: 0...100_000) ?? 64))
+        let server = try HTTPServer(address: address, port: port, threads: try args.int("threads", range: 1...256) ?? cores,
+                                    connectionLimit: 10_000, connectionTimeout: 60) { handler.handle($0) }
+        // Written straight to the descriptor: a script (or a test) waits for this line to learn the port.
+        let ready = "imagepipe serve: listening on http://\(address):\(server.port)\n"
+        _ = ready.withCString { write(1, $0, strlen($0)) }
+
+        // SIGTERM/SIGINT: stop accepting, answer what is in flight (new requests on open connections get 503 and
+        // Connection: close), then stop.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let once = Atomic<Bool>(false)
+            signal(SIGTERM, SIG_IGN)
+            signal(SIGINT, SIG_IGN)
+            signal(SIGPIPE, SIG_IGN)
+            let sources = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+            for source in sources {
+                source.setEventHandler {
+                    guard !once.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                    handler.startDraining()
+                    server.quiesce()
+                    let deadline = ServeHandler.now() + grace
+                    while handler.requestsInFlight > 0, ServeHandler.now() < deadline { usleep(10_000) }
+                    server.stop()
+                    Output.error("imagepipe serve: stopped (\(handler.requestsInFlight) request(s) still open at the end of the grace period)")
+                    done.resume()
+                }
+                source.resume()
+            }
+            SignalSources.keep(sources)
+        }
+        IsolationSetup.endWorkers()
+    }
+
+    static func listenAddress(_ text: String) throws -> (String, UInt16) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw UsageError("--listen must be ADDRESS:PORT such as 127.0.0.1:8080, not '\(text)'")
+        }
+        return (String(text[..<colon]), port)
+    }
+
+    static func root(_ args: Arguments) throws -> String? {
+        guard let folder = args.value("root") else { return nil }
+        guard let real = realpath(folder, nil) else { throw UsageError("--root \(folder) does not exist") }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    static func hex(_ text: String?, name: String) throws -> [UInt8]? {
+        guard let text else { return nil }
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0, !digits.isEmpty else { throw UsageError("\(name) must be hex digits (an even number of them)") }
+        return try stride(from: 0, to: digits.count, by: 2).map { i in
+            guard let byte = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else {
+                throw UsageError("\(name) must be hex digits, not '\(text)'")
+            }
+            return byte
+        }
+    }
+
+    /// The Redis cache plugin's store, from --redis.
+    static func sharedTier(_ args: Arguments, host: PluginHost) throws -> (any DataCaching)? {
+        guard let configuration = args.value("redis") else { return nil }
+        guard let plugin = host.caches.pluginCaches.first(where: { $0.descriptor.id.hasPrefix("org.imagepipe.cache.redis/") }) else {
+            throw CLIError("--redis needs the RedisCache plugin (libRedisCache.so), which is not on the plugin search path")
+        }
+        do {
+            return try plugin.open(configuration: configuration)
+        } catch {
+            throw CLIError("--redis \(configuration): \(error)")
+        }
+    }
+}
+
+/// Keeps the signal sources alive for the life of the process.
+private enum SignalSources {
+    nonisolated(unsafe) static var kept: [any DispatchSourceSignal] = []
+    static func keep(_ sources: [any DispatchSourceSignal]) { kept = sources }
+}

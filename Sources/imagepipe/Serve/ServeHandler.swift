@@ -1,0 +1,295 @@
+import FoundationEssentials
+import PipelineHost
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The service's request logic: routes (/health, /metrics, images), the signature, the source policy, the output
+/// tiers (this process's memory, then the shared tier, then a render), HTTP semantics (ETag/304, Cache-Control,
+/// Vary, Content-Type) and the error statuses, with one access-log line per request.
+final class ServeHandler: Sendable {
+    struct Settings: Sendable {
+        var key: [UInt8]?
+        var salt: [UInt8] = []
+        var unsigned = false
+        var sources: SourcePolicy
+        var maxSide = 4096
+        var limits = DecodeLimits()
+        var loadOptions = LoadOptions()
+        var timeout = 30.0
+        var cacheMaxAge = 3600
+        var accessLog = true
+        var formats: [String] = ["avif", "webp", "jpg", "png"]
+    }
+
+    let settings: Settings
+    let manager: ImageManager
+    let sharedTier: (any DataCaching)?
+    let outputs: OutputCache
+    let gate: RenderGate
+    let metrics = ServiceMetrics()
+    private let draining = Atomic<Bool>(false)
+    private let inFlight = Atomic<Int>(0)
+    private let flights = Mutex<[String: Task<OutputCache.Entry, Error>]>([:])
+    private let logLock = Mutex(())
+
+    init(settings: Settings, manager: ImageManager, sharedTier: (any DataCaching)?, outputs: OutputCache, gate: RenderGate) {
+        self.settings = settings
+        self.manager = manager
+        self.sharedTier = sharedTier
+        self.outputs = outputs
+        self.gate = gate
+    }
+
+    /// Requests being answered now (draining waits for 0).
+    var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+    func startDraining() { draining.store(true, ordering: .releasing) }
+
+    // MARK: Routing
+
+    func handle(_ request: HTTPRequest) {
+        let started = Self.now()
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        let method = request.method, path = request.path, client = settings.accessLog ? request.client : ""
+        let finish: @Sendable (Int, [(String, String)], [UInt8], String) -> Void = { [self] status, headers, body, tier in
+            request.respond(status, headers: headers + [("Server", "imagepipe")], body: body, close: draining.load(ordering: .acquiring))
+            let seconds = Self.now() - started
+            metrics.record(status: status, seconds: seconds)
+            if settings.accessLog { log(client: client, method: method, path: path, status: status, bytes: body.count, seconds: seconds, tier: tier) }
+            inFlight.subtract(1, ordering: .acquiringAndReleasing)
+        }
+        guard method == "GET" || method == "HEAD" else {
+            return finish(405, [("Allow", "GET, HEAD"), ("Content-Type", "text/plain")], Array("only GET and HEAD\n".utf8), "-")
+        }
+        if path == "/health" {
+            return draining.load(ordering: .acquiring)
+                ? finish(503, [("Content-Type", "text/plain")], Array("draining\n".utf8), "-")
+                : finish(200, [("Content-Type", "text/plain")], Array("ok\n".utf8), "-")
+        }
+        if path == "/metrics" {
+            let text = metrics.text(gate: gate, pipeline: manager.statistics, workers: manager.host.coders.workerPool?.statistics)
+            return finish(200, [("Content-Type", "text/plain; version=0.0.4")], Array(text.utf8), "-")
+        }
+        if draining.load(ordering: .acquiring) {
+            return finish(503, [("Retry-After", "1"), ("Content-Type", "text/plain")], Array("shutting down\n".utf8), "-")
+        }
+        let parsed: ProcessingURL
+        do {
+            parsed = try ProcessingURL(path: path, maxSide: settings.maxSide)
+        } catch let failure as ProcessingURL.Failure {
+            return finish(failure.status, Self.text, Array((failure.message + "\n").utf8), "-")
+        } catch {
+            return finish(400, Self.text, Array("bad request\n".utf8), "-")
+        }
+        guard signatureIsValid(parsed) else { return finish(403, Self.text, Array("bad signature\n".utf8), "-") }
+        let source: String
+        switch settings.sources.resolve(parsed.source) {
+        case .allowed(let resolved): source = resolved
+        case .refused(let status, let why): return finish(status, Self.text, Array((why + "\n").utf8), "-")
+        }
+        let format = negotiate(parsed, accept: request.header("Accept"))
+        guard settings.formats.contains(format.name) || parsed.format != nil else {
+            return finish(400, Self.text, Array("no output format\n".utf8), "-")
+        }
+        let ifNoneMatch = request.header("If-None-Match")
+        var options = parsed.options
+        options.limits = settings.limits
+        let imageRequest = ImageRequest(url: source, options: options, loadOptions: settings.loadOptions, transformers: parsed.transformers)
+        var encode = EncodeOptions(quality: parsed.quality)
+        encode.background = parsed.background
+        let key = ImageCacheKey(imageRequest).imageKey + "|out=\(format.name)|q=\(parsed.quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
+
+        let answer: @Sendable (OutputCache.Entry, String) -> Void = { [self] entry, tier in
+            var headers: [(String, String)] = [("ETag", entry.etag), ("Cache-Control", "public, max-age=\(settings.cacheMaxAge)")]
+            if format.negotiated { headers.append(("Vary", "Accept")) }
+            if Self.matches(ifNoneMatch, entry.etag) { return finish(304, headers, [], tier) }
+            finish(200, headers + [("Content-Type", entry.contentType)], entry.body, tier)
+        }
+        if let hit = outputs.entry(for: key) {
+            metrics.hit("memory")
+            return answer(hit, "memory")
+        }
+        guard gate.hasRoom() else {
+            metrics.rejectedAsBusy()
+            return finish(503, [("Retry-After", "1")] + Self.text, Array("busy: every render slot and queue place is taken\n".utf8), "-")
+        }
+        Task {
+            do {
+                let (entry, tier) = try await self.output(for: imageRequest, key: key, format: format.name, encode: encode)
+                answer(entry, tier)
+            } catch {
+                let (status, message) = Self.status(for: error)
+                finish(status, Self.text, Array((message + "\n").utf8), "render")
+            }
+        }
+    }
+
+    // MARK: Outputs
+
+    /// The shared tier, else one render shared by every identical request in flight.
+    private func output(for request: ImageRequest, key: String, format: String, encode: EncodeOptions) async throws -> (OutputCache.Entry, String) {
+        if let shared = sharedTier, let blob = try? await shared.data(for: "out|" + key), let entry = Self.entry(fromBlob: blob) {
+            metrics.hit("shared")
+            outputs.store(entry, for: key)
+            return (entry, "shared")
+        }
+        metrics.miss()
+        let task = flights.withLock { flights -> Task<OutputCache.Entry, Error> in
+            if let running = flights[key] { return running }
+            let task = Task { try await self.render(request, key: key, format: format, encode: encode) }
+            flights[key] = task
+            return task
+        }
+        defer { flights.withLock { if $0[key] == task { $0[key] = nil } } }
+        return (try await task.value, "render")
+    }
+
+    private func render(_ request: ImageRequest, key: String, format: String, encode: EncodeOptions) async throws -> OutputCache.Entry {
+        await gate.enter()
+        defer { gate.leave() }
+        let body = try await Self.withDeadline(settings.timeout) { [manager] in
+            try await manager.encodedImage(for: request, format: format, options: encode)
+        }
+        metrics.rendered()
+        let entry = OutputCache.Entry(body: body, contentType: Self.contentType(format), etag: Self.etag(body), negotiated: false)
+        outputs.store(entry, for: key)
+        if let shared = sharedTier { try? await shared.store(Self.blob(entry), for: "out|" + key) }
+        return entry
+    }
+
+    /// Runs `body`, or fails with `timedOut` after `seconds` (the render is cancelled: its coder polls).
+    static func withDeadline<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw PipelineError.timedOut(after: seconds) }
+            return value
+        }
+    }
+
+    // MARK: HTTP details
+
+    static let text: [(String, String)] = [("Content-Type", "text/plain; charset=utf-8")]
+
+    private func signatureIsValid(_ url: ProcessingURL) -> Bool {
+        guard let key = settings.key else { return settings.unsigned }
+        let expected = HMACSHA256.authenticationCode(key: key, message: settings.salt + Array(url.signedPath.utf8))
+        guard let given = ProcessingURL.base64URLDecoded(url.signature) else { return false }
+        // imgproxy allows truncated signatures (its signature size option); full length only here.
+        return HMACSHA256.constantTimeEqual(given, expected)
+    }
+
+    /// The format the URL names, else the best one the client accepts: AVIF, then WebP, else JPEG.
+    private func negotiate(_ url: ProcessingURL, accept: String?) -> (name: String, negotiated: Bool) {
+        if let format = url.format { return (format, false) }
+        let accepted = (accept ?? "").lowercased()
+        let coders = manager.host.coders
+        for (format, type) in [("avif", "image/avif"), ("webp", "image/webp")]
+        where settings.formats.contains(format) && accepted.contains(type) && coders.canEncode(format: format) {
+            return (format, true)
+        }
+        return ("jpg", true)
+    }
+
+    static func contentType(_ format: String) -> String {
+        switch format {
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "webp": "image/webp"
+        case "avif": "image/avif"
+        case "heic", "heif": "image/heic"
+        case "gif": "image/gif"
+        default: "application/octet-stream"
+        }
+    }
+
+    static func etag(_ body: [UInt8]) -> String {
+        "\"" + SHA256.digest(body).prefix(12).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "\""
+    }
+
+    /// If-None-Match: a list of tags (weak ones compared weakly) or `*`.
+    static func matches(_ header: String?, _ etag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { (part: Substring) -> Bool in
+            let tag = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    /// A failure as an HTTP status and a one-line body.
+    static func status(for error: Error) -> (Int, String) {
+        guard let error = error as? PipelineError else { return (500, "internal error") }
+        let message = "\(error)".split(separator: "\n").first.map(String.init) ?? "error"
+        switch error {
+        case .loadingFailed(_, _, let status, let detail):
+            // The HTTP loader's address policy (refusePrivateAddresses) says so in its message; a refused
+            // destination is the service's policy at work, not an origin failure.
+            if detail.contains("allows public addresses only") { return (403, "the source's address is not public") }
+            switch status {
+            case .notFound: return (404, "source not found")
+            case .limitExceeded: return (413, "the source is larger than this service accepts")
+            default: return (502, "the source could not be loaded: \(message)")
+            }
+        case .unknownFormat: return (422, "the source is not an image this service decodes")
+        case .decodingFailed(_, let status, _):
+            return status == .limitExceeded ? (413, "over this service's limits: \(message)") : (422, "the source cannot be decoded: \(message)")
+        case .pixelLimitExceeded, .memoryBudgetExceeded, .memoryLimitExceeded: return (413, "over this service's limits: \(message)")
+        case .timedOut, .timedOutInProcess: return (504, "the render took too long")
+        case .noEncoder: return (400, "no encoder for that format")
+        case .noLoader: return (403, "no loader for that source")
+        case .invalidArgument: return (400, message)
+        case .cancelled: return (503, "cancelled")
+        default: return (500, message)
+        }
+    }
+
+    /// Encoded output in the shared tier: content type, ETag, body.
+    static func blob(_ entry: OutputCache.Entry) -> [UInt8] {
+        Array("\(entry.contentType)\n\(entry.etag)\n".utf8) + entry.body
+    }
+
+    static func entry(fromBlob blob: [UInt8]) -> OutputCache.Entry? {
+        guard let first = blob.firstIndex(of: 10), let second = blob[(first + 1)...].firstIndex(of: 10) else { return nil }
+        let type = String(decoding: blob[..<first], as: UTF8.self), tag = String(decoding: blob[(first + 1)..<second], as: UTF8.self)
+        guard type.hasPrefix("image/") || type == "application/octet-stream", tag.hasPrefix("\"") else { return nil }
+        return OutputCache.Entry(body: Array(blob[(second + 1)...]), contentType: type, etag: tag, negotiated: false)
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// One JSON line per request on standard error.
+    private func log(client: String, method: String, path: String, status: Int, bytes: Int, seconds: Double, tier: String) {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        let shown = path.count > 300 ? String(path.prefix(300)) + "…" : path
+        let millis = t.tv_nsec / 1_000_000
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        let ms = (seconds * 100_000).rounded() / 100
+        let line = "{\"time\":\(t.tv_sec).\(fraction),\"client\":\"\(client)\",\"method\":\"\(method)\",\"path\":\(Self.jsonString(shown)),\"status\":\(status),\"bytes\":\(bytes),\"ms\":\(ms),\"tier\":\"\(tier)\"}\n"
+        logLock.withLock { _ in _ = line.withCString { write(2, $0, strlen($0)) } }
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// A real `redis-server` (Debian's package) for the shared-tier tests: a free loopback port, a temporary folder,
+/// no persistence; killed by `stop()`, `deinit` or the test process's end (it exits when its parent's pipe closes).
+public final class RedisServer: @unchecked Sendable {
+    // @unchecked: set in init, stopped under a lock.
+    public let port: Int
+    private var process: Process?
+    private let folder: String
+    private let lock = NSLock()
+
+    /// nil (with a printed reason) when redis-server is not installed: the caller skips.
+    public static func startIfAvailable(port: Int? = nil) throws -> RedisServer? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else {
+            print("skipped: /usr/bin/redis-server is missing (apt-get install redis-server)")
+            return nil
+        }
+        return try RedisServer(port: port)
+    }
+
+    public init(port requested: Int? = nil) throws {
+        folder = try TestPaths.temporaryDirectory("redis")
+        port = try requested ?? Self.freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        for _ in 0..<200 {
+            if (try? CommandLine.run("/usr/bin/redis-cli", ["-p", String(port), "ping"]))?.stdout.contains("PONG") == true { return }
+            usleep(25_000)
+        }
+        stop()
+        throw TestSupportError("redis-server did not answer on port \(port)")
+    }
+
+    deinit { stop() }
+
+    /// "redis://127.0.0.1:<port>" + settings.
+    public func configuration(_ settings: String = "") -> String {
+        "redis://127.0.0.1:\(port)" + (settings.isEmpty ? "" : " " + settings)
+    }
+
+    /// Runs redis-cli against this server.
+    public func cli(_ arguments: [String]) throws -> String {
+        try CommandLine.run("/usr/bin/redis-cli", ["-p", String(port)] + arguments).stdout
+    }
+
+    /// Kills the server (SIGKILL: as if it crashed) and waits for it.
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let process else { return }
+        self.process = nil
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A port nothing listens on now.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestSupportError("socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestSupportError("bind") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
