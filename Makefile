@@ -56,6 +56,7 @@ bench: build
 	@Benchmarks/run
 	@Benchmarks/batch
 	@Benchmarks/color
+	@Benchmarks/serve
 
 clean:
 	rm -rf out $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build
