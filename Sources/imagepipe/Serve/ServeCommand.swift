@@ -84,7 +84,9 @@ enum ServeCommand: Command {
 
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host, workers: concurrency)
-        var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(), decodingWidth: concurrency)
+        // Decoded results in memory are a small tier here (the output cache holds what is served again); 64 MiB
+        // keeps a burst of different formats of one thumbnail from decoding twice without doubling the footprint.
+        var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)
         if let folder = args.value("cache-dir") { configuration.dataCache = try DiskCache(directory: folder) }
         let manager = ImageManager(host: host, configuration: configuration)
         let shared = try sharedTier(args, host: host)

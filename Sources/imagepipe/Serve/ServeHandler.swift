@@ -274,22 +274,7 @@ final class ServeHandler: Sendable {
         let millis = t.tv_nsec / 1_000_000
         let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
         let ms = (seconds * 100_000).rounded() / 100
-        let line = "{\"time\":\(t.tv_sec).\(fraction),\"client\":\"\(client)\",\"method\":\"\(method)\",\"path\":\(Self.jsonString(shown)),\"status\":\(status),\"bytes\":\(bytes),\"ms\":\(ms),\"tier\":\"\(tier)\"}\n"
+        let line = "{\"time\":\(t.tv_sec).\(fraction),\"client\":\"\(client)\",\"method\":\"\(method)\",\"path\":\(BatchReporter.quoted(shown)),\"status\":\(status),\"bytes\":\(bytes),\"ms\":\(ms),\"tier\":\"\(tier)\"}\n"
         logLock.withLock { _ in _ = line.withCString { write(2, $0, strlen($0)) } }
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
