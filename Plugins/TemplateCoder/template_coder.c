@@ -445,7 +445,8 @@ static const ip_plugin_entry template_entry = {
 
 /* The one exported symbol. Pure: no I/O, no allocation, just a pointer to static data.
  * Everything else in this file is `static`, the build compiles with -fvisibility=hidden, and the linker's
- * version script (Plugins/exports.map) hides whatever a static library might drag in. */
-__attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) {
+ * version script (Plugins/exports.map) hides whatever a static library might drag in. IP_EXPORT (export.h) is
+ * the default-visibility attribute; the declaration in entry.h gives it C linkage for C++ plugins too. */
+IP_EXPORT const ip_plugin_entry *imagepipe_plugin_entry(void) {
     return &template_entry;
 }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The ABI headers are the spec: they must compile cleanly as C11 and C++17 with every warning as an error.
+/// The ABI headers are the spec: they must compile cleanly as C11, C17, C++11 and C++17, with GCC and (when
+/// installed) clang, with every warning as an error; and a C++ plugin's entry point keeps its C name.
 @Suite struct ABIHeaderTests {
     private static let program = """
         #include "imagepipe/imagepipe.h"
@@ -15,11 +16,17 @@ import TestSupport
         }
         """
 
-    @Test(arguments: [("cc", "-std=c11", "c"), ("c++", "-std=c++17", "c++")])
+    @Test(arguments: [("cc", "-std=c11", "c"), ("cc", "-std=c17", "c"), ("c++", "-std=c++11", "c++"), ("c++", "-std=c++17", "c++"),
+                      ("/usr/bin/clang-14", "-std=c11", "c"), ("/usr/bin/clang-14", "-std=c17", "c"),
+                      ("/usr/bin/clang++-14", "-std=c++11", "c++"), ("/usr/bin/clang++-14", "-std=c++17", "c++")])
     func headersCompileWithoutWarnings(compiler: String, standard: String, language: String) throws {
+        if compiler.hasPrefix("/"), !FileManager.default.isExecutableFile(atPath: compiler) {
+            print("skipped: \(compiler) is not installed (scripts/bootstrap --fuzz installs clang-14)")
+            return
+        }
         let folder = try TestPaths.temporaryDirectory()
         let source = folder + "/check.src"
-        try Data(Self.program.utf8).write(to: URL(fileURLWithPath: source))
+        try Data((Self.program + "\n").utf8).write(to: URL(fileURLWithPath: source))  // clang: -Wnewline-eof
         let result = try CommandLine.run("/usr/bin/env", [
             compiler, standard, "-Wall", "-Wextra", "-pedantic", "-Werror", "-x", language,
             "-I", TestPaths.repositoryRoot + "/Sources/PluginAPI/include", source, "-o", folder + "/check",
@@ -28,5 +35,25 @@ import TestSupport
         let run = try CommandLine.run(folder + "/check", [])
         // aspect-fill of 400x200 into 100x100: scale 0.5, drawn 200 wide, centred → offset -50.
         #expect(run.stdout == "100 100 0.500 -50.000 100 50\n")
+    }
+
+    @Test("a plugin written in C++ exports imagepipe_plugin_entry unmangled (the headers give it C linkage)")
+    func cplusplusEntryKeepsItsCName() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        let source = folder + "/entry.cpp"
+        try Data("""
+            #include "imagepipe/imagepipe.h"
+            static const ip_plugin_entry entry = {sizeof(ip_plugin_entry), IP_ABI_MAJOR, IP_ABI_MINOR, "org.example.cpp", "C++",
+                                                  "1.0", "example", "a C++ plugin", nullptr, nullptr, nullptr, nullptr};
+            IP_EXPORT const ip_plugin_entry *imagepipe_plugin_entry(void) { return &entry; }
+            """.utf8).write(to: URL(fileURLWithPath: source))
+        let build = try CommandLine.run("/usr/bin/env", ["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+                                                          "-fvisibility=hidden", "-I", TestPaths.repositoryRoot + "/Sources/PluginAPI/include",
+                                                          source, "-o", folder + "/libcpp.so"])
+        #expect(build.status == 0, "\(build.stderr)")
+        let symbols = try CommandLine.run("/usr/bin/nm", ["-D", "--defined-only", folder + "/libcpp.so"])
+        let exported = symbols.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+            .filter { !$0.hasPrefix("_init") && !$0.hasPrefix("_fini") }
+        #expect(exported == ["imagepipe_plugin_entry"], "\(symbols.stdout)")
     }
 }

@@ -4,7 +4,7 @@ import PipelineHost
 /// `imagepipe cache stats | clear | prune`: the disk cache.
 enum CacheCommand: Command {
     static let name = "cache"
-    static let summary = "show, clear or prune the disk cache"
+    static let summary = "show, clear, prune or prefetch into the disk cache"
     static let help = """
         Usage: imagepipe cache <stats|clear|prune> [--cache-dir DIR] [--max-size BYTES] [--max-age SECONDS] [--json]
                imagepipe cache put <key> <file> | get <key> <file>   [--cache-dir DIR]

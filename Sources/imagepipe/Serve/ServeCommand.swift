@@ -14,9 +14,13 @@ enum ServeCommand: Command {
         Usage: imagepipe serve [--listen 127.0.0.1:8080] (--key HEX --salt HEX | --allow-unsigned)
                                [--allow-source PREFIX]... [--root DIR] [--redis CONFIG] [options]
 
-        URLs (imgproxy's scheme; see ProcessingURL for every option):
+        URLs (imgproxy's scheme):
           /<signature>/rs:fit:256:256/g:top/q:80/plain/<percent-encoded source>@webp
           /<signature>/s:256:0/<base64url source>.jpg
+        Options: rs:MODE:W:H (fit, fill, aspect-fill)  s:W:H  w:W  h:H  g:GRAVITY (ce no so ea we noea nowe soea sowe,
+          or top, top-left ...)  c:W:H (crop a box)  ar:W:H (crop an aspect ratio)  pg:N  fr:N  tint:RRGGBB  tmpl
+          up (upscale)  q:N  bg:RRGGBB  f:FORMAT  bl:SIGMA  sh  rot:90|180|270  fl:h|v|both  gray  r:RADIUS  circle
+          flat (onto bg)
         signature = base64url(HMAC-SHA256(key, salt + "/rs:fit:256:256/...")); --allow-unsigned accepts any.
         A source is an http(s) URL under an --allow-source prefix, or local:///path (or /path) inside --root.
         Without a format (no @ext, .ext or f:), the best one the client's Accept allows: AVIF, WebP, else JPEG

@@ -405,4 +405,4 @@ static const ip_plugin_entry plugin_entry = {
     "a shared cache tier on Redis (hiredis): TTL, per-entry size cap, timeouts, fail-open", plugin_init, NULL, get_factory, NULL,
 };
 
-__attribute__((visibility("default"))) const ip_plugin_entry *imagepipe_plugin_entry(void) { return &plugin_entry; }
+IP_EXPORT const ip_plugin_entry *imagepipe_plugin_entry(void) { return &plugin_entry; }

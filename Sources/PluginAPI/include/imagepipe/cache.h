@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include "host.h"
 #include "status.h"
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 #define IP_CACHE_FACTORY_ID "org.imagepipe.caches/1"
 
@@ -63,5 +66,7 @@ typedef struct ip_cache_factory {
     uint32_t cache_count;
     const ip_cache *const *caches;
 } ip_cache_factory;
+
+IP_EXTERN_C_END
 
 #endif

@@ -13,6 +13,9 @@
 #include "image.h"
 #include "options.h"
 #include "status.h"
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 #define IP_CODER_FACTORY_ID "org.imagepipe.coders/1"
 
@@ -142,5 +145,7 @@ typedef struct ip_coder_factory {
     /* coder_count static coders. */
     const ip_coder *const *coders;
 } ip_coder_factory;
+
+IP_EXTERN_C_END
 
 #endif

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include "host.h"
 #include "status.h"
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 #define IP_ENTRY_SYMBOL "imagepipe_plugin_entry"
 
@@ -47,13 +50,9 @@ typedef struct ip_plugin_entry {
 
 typedef const ip_plugin_entry *(*ip_plugin_entry_function)(void);
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-/* Defined by the plugin; not by the host. */
-const ip_plugin_entry *imagepipe_plugin_entry(void);
-#ifdef __cplusplus
-}
-#endif
+/* Defined by the plugin; not by the host. The one symbol a plugin exports. */
+IP_EXPORT const ip_plugin_entry *imagepipe_plugin_entry(void);
+
+IP_EXTERN_C_END
 
 #endif

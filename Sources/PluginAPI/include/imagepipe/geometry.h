@@ -8,6 +8,9 @@
 
 #include <stdint.h>
 #include "options.h"
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 /* Where the source is drawn on an output of out_width x out_height: scale each axis, then translate.
  * For aspect-fill the drawn source is larger than the output and centred (the overflow is cropped). */
@@ -104,5 +107,7 @@ static inline ip_placement ip_place(double src_w, double src_h, uint32_t req_w, 
     p.offset_y = 0.0;
     return p;
 }
+
+IP_EXTERN_C_END
 
 #endif

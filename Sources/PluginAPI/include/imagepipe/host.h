@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include "image.h"
 #include "status.h"
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 /* Opaque to plugins: one request in flight. Valid until the plugin function it was passed to returns. */
 typedef struct ip_call ip_call;
@@ -63,5 +66,7 @@ typedef struct ip_byte_sink {
      * data is borrowed. [caller-thread] */
     ip_status (*write)(void *context, const uint8_t *data, size_t size);
 } ip_byte_sink;
+
+IP_EXTERN_C_END
 
 #endif

@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 typedef int32_t ip_pixel_format;
 /* 4 bytes per pixel: R, G, B, A in memory order. */
@@ -102,5 +105,7 @@ typedef struct ip_image_info {
     uint32_t gamma;
     uint32_t chromaticities[8];
 } ip_image_info;
+
+IP_EXTERN_C_END
 
 #endif

@@ -9,6 +9,7 @@
 #ifndef IMAGEPIPE_H
 #define IMAGEPIPE_H
 
+#include "export.h"
 #include "version.h"
 #include "status.h"
 #include "image.h"

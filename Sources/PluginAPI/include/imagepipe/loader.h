@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include "options.h"
 #include "status.h"
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 #define IP_LOADER_FACTORY_ID "org.imagepipe.loaders/1"
 
@@ -95,5 +98,7 @@ typedef struct ip_loader_factory {
     uint32_t loader_count;
     const ip_loader *const *loaders;
 } ip_loader_factory;
+
+IP_EXTERN_C_END
 
 #endif

@@ -7,6 +7,9 @@
 #define IMAGEPIPE_OPTIONS_H
 
 #include <stdint.h>
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 typedef int32_t ip_scale_mode;
 /* Keep the aspect ratio, fit inside the box (SDWebImage's "preserve aspect ratio"). The default. */
@@ -87,5 +90,7 @@ typedef struct ip_encode_options {
     /* Animation loop count for animated output: 0 = infinite. */
     uint32_t loop_count;
 } ip_encode_options;
+
+IP_EXTERN_C_END
 
 #endif

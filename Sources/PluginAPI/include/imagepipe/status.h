@@ -3,12 +3,19 @@
  * Every call that can fail returns an ip_status and, on failure, writes a human-readable, NUL-terminated
  * UTF-8 message into a caller-provided buffer (ip_message). The host maps each status 1:1 onto its Swift
  * error enum, so a plugin must never return a code outside this list.
+ *
+ * Unknown codes: a host that receives a status it does not know (a bug, or a code a later minor adds) treats it
+ * as IP_STATUS_INTERNAL — a failure of that call, reported with the plugin's message — never as success. So a
+ * later minor may add statuses only for situations an older host may safely see as a failure.
  */
 #ifndef IMAGEPIPE_STATUS_H
 #define IMAGEPIPE_STATUS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 typedef int32_t ip_status;
 
@@ -43,5 +50,7 @@ typedef struct ip_message {
     char *buffer;
     size_t capacity;
 } ip_message;
+
+IP_EXTERN_C_END
 
 #endif

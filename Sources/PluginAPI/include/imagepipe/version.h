@@ -11,11 +11,16 @@
  */
 #ifndef IMAGEPIPE_VERSION_H
 #define IMAGEPIPE_VERSION_H
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
 
 #define IP_ABI_MAJOR 1
 #define IP_ABI_MINOR 0
 
 /* Largest struct_size a reader accepts before declaring a table corrupt. */
 #define IP_MAX_STRUCT_SIZE 4096
+
+IP_EXTERN_C_END
 
 #endif
