@@ -85,7 +85,7 @@ enum LinuxSystem {
         return names[signal] ?? "signal \(signal)"
     }
 
-    /// Monotonic seconds, for deadlines.
+    /// Monotonic seconds, for deadlines (the one clock of the host; `ChildProcess.now` is its public face).
     static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

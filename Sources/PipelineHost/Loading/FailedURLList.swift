@@ -11,11 +11,7 @@ final class FailedURLList: Sendable {
 
     init(lifetime: Double) { self.lifetime = lifetime }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { LinuxSystem.now() }
 
     /// The remembered failure, if the URL is on the list and the entry has not expired.
     func failure(for key: String) -> PipelineError? {

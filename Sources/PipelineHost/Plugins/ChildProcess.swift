@@ -248,11 +248,7 @@ public final class ChildProcess {
     }
 
     /// Monotonic seconds, for deadlines.
-    public static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    public static func now() -> Double { LinuxSystem.now() }
 
     /// "SIGSEGV" for 11 and so on.
     public static func signalName(_ signal: Int32) -> String {

@@ -64,7 +64,7 @@ struct HTTPRequest: @unchecked Sendable {
     var client: String {
         var buffer = [CChar](repeating: 0, count: 64)
         ip_httpd_client(request, &buffer, buffer.count)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func respond(_ status: Int, headers: [(String, String)], body: [UInt8], close: Bool = false) {

@@ -260,11 +260,7 @@ final class ServeHandler: Sendable {
         return OutputCache.Entry(body: Array(blob[(second + 1)...]), contentType: type, etag: tag, negotiated: false)
     }
 
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
+    static func now() -> Double { ChildProcess.now() }
 
     /// One JSON line per request on standard error.
     private func log(client: String, method: String, path: String, status: Int, bytes: Int, seconds: Double, tier: String) {

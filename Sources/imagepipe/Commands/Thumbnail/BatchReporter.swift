@@ -1,3 +1,4 @@
+import PipelineHost
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -197,9 +198,5 @@ final class BatchReporter: Sendable {
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
     }
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { ChildProcess.now() }
 }
