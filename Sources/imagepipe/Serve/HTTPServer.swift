@@ -11,20 +11,19 @@ import Glibc
 final class HTTPServer: @unchecked Sendable {
     // @unchecked: `server` is written once in init and freed once in stop(); the C library synchronises itself.
     private var server: OpaquePointer?
-    private let handle: @Sendable (HTTPRequest) -> Void
+    /// The handler, reached from the C callback through the context pointer; kept alive as long as the server.
+    private let box: HandlerBox
     let port: UInt16
 
     init(address: String, port: UInt16, threads: Int, connectionLimit: Int, connectionTimeout: Int,
          handle: @escaping @Sendable (HTTPRequest) -> Void) throws {
-        self.handle = handle
+        box = HandlerBox(handle)
         var error = [CChar](repeating: 0, count: 512)
-        let box = Unmanaged.passUnretained(HandlerBox.shared)
-        HandlerBox.shared.handler = handle
         guard let started = ip_httpd_start(address, port, UInt32(max(1, threads)), UInt32(connectionLimit), UInt32(connectionTimeout),
-                                           { _, request in
-                                               guard let request else { return }
-                                               HandlerBox.shared.handler?(HTTPRequest(request))
-                                           }, box.toOpaque(), &error, error.count) else {
+                                           { context, request in
+                                               guard let context, let request else { return }
+                                               Unmanaged<HandlerBox>.fromOpaque(context).takeUnretainedValue().handle(HTTPRequest(request))
+                                           }, Unmanaged.passUnretained(box).toOpaque(), &error, error.count) else {
             throw CLIError("serve: " + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         server = started
@@ -40,11 +39,10 @@ final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// The one handler of the process (a C callback cannot capture; `serve` runs one server).
-private final class HandlerBox: @unchecked Sendable {
-    static let shared = HandlerBox()
-    // @unchecked: set once before the server starts, read by server threads afterwards.
-    nonisolated(unsafe) var handler: (@Sendable (HTTPRequest) -> Void)?
+/// The request handler behind the C context pointer.
+private final class HandlerBox: Sendable {
+    let handle: @Sendable (HTTPRequest) -> Void
+    init(_ handle: @escaping @Sendable (HTTPRequest) -> Void) { self.handle = handle }
 }
 
 /// One request. Its strings are read during the handler call; `respond` may come later, from any thread, once.

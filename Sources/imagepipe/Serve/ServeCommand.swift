@@ -108,12 +108,12 @@ enum ServeCommand: Command {
 
         // SIGTERM/SIGINT: stop accepting, answer what is in flight (new requests on open connections get 503 and
         // Connection: close), then stop.
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        let sources = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let once = Atomic<Bool>(false)
-            signal(SIGTERM, SIG_IGN)
-            signal(SIGINT, SIG_IGN)
-            signal(SIGPIPE, SIG_IGN)
-            let sources = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
             for source in sources {
                 source.setEventHandler {
                     guard !once.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -127,8 +127,8 @@ enum ServeCommand: Command {
                 }
                 source.resume()
             }
-            SignalSources.keep(sources)
         }
+        withExtendedLifetime(sources) {}
         IsolationSetup.endWorkers()
     }
 
@@ -172,10 +172,4 @@ enum ServeCommand: Command {
             throw CLIError("--redis \(configuration): \(error)")
         }
     }
-}
-
-/// Keeps the signal sources alive for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) static var kept: [any DispatchSourceSignal] = []
-    static func keep(_ sources: [any DispatchSourceSignal]) { kept = sources }
 }
