@@ -123,7 +123,7 @@ import TestSupport
     }
 
     @Test("/health, /metrics (Prometheus text), an access log line per request, 503 with Retry-After when full")
-    func observabilityAndBackpressure() async throws {
+    func observabilityAndBackpressure() throws {
         let origin = try TestHTTPServer(root: root + "/photos")
         defer { origin.stop() }
         let serve = try ServeProcess(["--root", root, "--concurrency", "1", "--queue", "0", "--allow-source", origin.url("/"),
@@ -134,11 +134,11 @@ import TestSupport
             serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/slowfile?name=a.png&delay=200&chunk=\(chunk)&n=\(n)")) + "@png")
         }
         let firstPath = slow(1), secondPath = slow(2)
-        let first = Task.detached { try serve.get(firstPath) }
-        usleep(300_000)
+        let first = BackgroundRequest { try serve.get(firstPath) }
+        try serve.waitForRendersInFlight(1)
         let second = try serve.get(secondPath)
         #expect(second.status == 503 && second.headers["retry-after"] == "1", "\(second.status)")
-        #expect(try await first.value.status == 200)
+        #expect(try first.wait().status == 200)
         _ = try serve.get(serve.signed("/s:32:32/" + ServeProcess.plain("local:///photos/a.png") + "@png"))
         _ = try serve.get(serve.signed("/s:32:32/" + ServeProcess.plain("local:///photos/a.png") + "@png"))
         let metrics = String(decoding: try serve.get("/metrics").body, as: UTF8.self)
@@ -155,18 +155,18 @@ import TestSupport
     }
 
     @Test("SIGTERM: the request in flight completes, new connections are refused, the process exits 0")
-    func gracefulShutdown() async throws {
+    func gracefulShutdown() throws {
         let origin = try TestHTTPServer(root: root + "/photos")
         defer { origin.stop() }
         let serve = try ServeProcess(["--root", root, "--allow-source", origin.url("/"), "--allow-private-addresses"])
         let slow = serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/slowfile?name=a.png&delay=200&chunk=\(try slowChunk())")) + "@png")
-        let inFlight = Task.detached { try serve.get(slow) }
-        usleep(300_000)
+        let inFlight = BackgroundRequest { try serve.get(slow) }
+        try serve.waitForRendersInFlight(1)
         kill(serve.pid, SIGTERM)
         usleep(200_000)
         let late = try? HTTPReply.fetch(serve.url("/health"))
         #expect(late == nil || late?.status == 503, "a new request after SIGTERM: \(String(describing: late?.status))")
-        #expect(try await inFlight.value.status == 200, "the request in flight finished")
+        #expect(try inFlight.wait().status == 200, "the request in flight finished")
         #expect(serve.terminate(within: 20) == 0, "exit status after draining")
         #expect(serve.standardError.contains("stopped (0 request(s) still open"))
     }

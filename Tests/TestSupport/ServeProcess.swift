@@ -132,3 +132,40 @@ final class LockedText: @unchecked Sendable {
     func append(_ text: String) { lock.lock(); value += text; lock.unlock() }
     var text: String { lock.lock(); defer { lock.unlock() }; return value }
 }
+
+/// A request run on a thread of its own: neither Swift's cooperative pool nor Dispatch's default-priority pool (both
+/// as wide as the machine has cores, so two synchronous test bodies on 2 cores can hold every thread) would be sure
+/// to start it while the test waits for it to be in flight.
+public final class BackgroundRequest: @unchecked Sendable {
+    // @unchecked: `result` is written once before `done` is signalled and read only after waiting on it.
+    private var result: Result<HTTPReply, Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ body: @escaping @Sendable () throws -> HTTPReply) {
+        let thread = Thread {
+            self.result = Result { try body() }
+            self.done.signal()
+        }
+        thread.start()
+    }
+
+    public func wait() throws -> HTTPReply {
+        done.wait()
+        return try result!.get()
+    }
+}
+
+extension ServeProcess {
+    /// Waits until the service reports `count` renders in flight (a slow request has reached the render stage).
+    public func waitForRendersInFlight(_ count: Int, timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var metrics = ""
+        while Date() < deadline {
+            metrics = String(decoding: try get("/metrics").body, as: UTF8.self)
+            if metrics.contains("imagepipe_renders_in_flight \(count)\n") { return }
+            usleep(20_000)
+        }
+        let gauge = metrics.split(separator: "\n").filter { $0.contains("in_flight") || $0.contains("requests_total{") }
+        throw TestSupportError("the service never had \(count) render(s) in flight: \(gauge); stderr: \(standardError.suffix(600))")
+    }
+}

@@ -76,11 +76,13 @@ enum LinuxSystem {
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     /// The conventional name of a signal number (SIGSEGV ...), or "signal N".
+    /// The one table of the host and the CLI (`ChildProcess.signalName` is its public face).
     static func signalName(_ signal: Int32) -> String {
         let names: [Int32: String] = [
-            SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE",
-            SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS", SIGKILL: "SIGKILL", SIGXCPU: "SIGXCPU", SIGTERM: "SIGTERM",
-            SIGPIPE: "SIGPIPE", SIGXFSZ: "SIGXFSZ",
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT",
+            SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1", SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2",
+            SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM", SIGCHLD: "SIGCHLD", SIGXCPU: "SIGXCPU",
+            SIGXFSZ: "SIGXFSZ", SIGSYS: "SIGSYS",
         ]
         return names[signal] ?? "signal \(signal)"
     }

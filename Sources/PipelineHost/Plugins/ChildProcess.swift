@@ -251,12 +251,7 @@ public final class ChildProcess {
     public static func now() -> Double { LinuxSystem.now() }
 
     /// "SIGSEGV" for 11 and so on.
-    public static func signalName(_ signal: Int32) -> String {
-        let names = [1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS",
-                     8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE",
-                     14: "SIGALRM", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ", 31: "SIGSYS"]
-        return names[Int(signal)] ?? "signal \(signal)"
-    }
+    public static func signalName(_ signal: Int32) -> String { LinuxSystem.signalName(signal) }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PipelineHost
 
 /// The process-global state a plugin must leave alone (ABI rule: no setlocale, chdir, umask, signal handlers,
 /// setenv), plus the open file descriptors, captured so that a check can compare before and after.
@@ -80,10 +81,5 @@ struct ProcessState: Equatable {
         descriptors.keys.sorted().filter { before.descriptors[$0] != descriptors[$0] }.map { "fd \($0) → \(descriptors[$0] ?? "?")" }
     }
 
-    private func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS",
-                                      8: "SIGFPE", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM",
-                                      15: "SIGTERM", 17: "SIGCHLD"]
-        return names[signal] ?? "signal \(signal)"
-    }
+    private func signalName(_ signal: Int32) -> String { ChildProcess.signalName(signal) }
 }
