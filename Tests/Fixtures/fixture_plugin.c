@@ -2,7 +2,8 @@
  *
  * Well-formed by default: one coder that recognises FIXTURE_MAGIC at offset 0 and decodes any input to a
  * 2x1 image of colour FIXTURE_COLOR (so a test can tell which coder ran). BROKEN_* macros break exactly one
- * rule of the ABI each, to prove the host refuses that plugin with a clear reason. */
+ * rule of the ABI each, to prove the host refuses that plugin with a clear reason. FIXTURE_FUTURE_MINOR=N builds it
+ * as a plugin of a later minor (larger tables, a newer abi_minor): the compatibility kit's "newer plugin" case. */
 #include <string.h>
 #include "imagepipe/imagepipe.h"
 
@@ -108,10 +109,28 @@ static void frames_close(ip_frame_iterator *iterator) { (void)iterator; }
 #define FIXTURE_FRAMES NULL, NULL, NULL
 #endif
 
+#ifdef FIXTURE_FUTURE_MINOR
+/* A plugin built against a later minor (FIXTURE_FUTURE_MINOR minors ahead): its tables are larger than this host's,
+ * with slots appended after the ones the host knows, which hold values the host must never call. */
+static void must_not_be_called(void) { __builtin_trap(); }
+typedef struct future_coder {
+    ip_coder known;
+    void (*added_later[4])(void);
+} future_coder;
+static const future_coder coder_storage = {
+    {sizeof(future_coder), &descriptor, sniff, probe, decode, FIXTURE_FRAMES, NULL, NULL, NULL, NULL},
+    {must_not_be_called, must_not_be_called, must_not_be_called, must_not_be_called},
+};
+#define CODER (&coder_storage.known)
+#define BUILT_MINOR (IP_ABI_MINOR + FIXTURE_FUTURE_MINOR)
+#else
 static const ip_coder coder = {
     sizeof(ip_coder), &descriptor, sniff, probe, decode, FIXTURE_FRAMES, NULL, NULL, NULL, NULL,
 };
-static const ip_coder *const coders[] = {&coder};
+#define CODER (&coder)
+#define BUILT_MINOR IP_ABI_MINOR
+#endif
+static const ip_coder *const coders[] = {CODER};
 static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};
 
 static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
@@ -124,7 +143,7 @@ static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t 
 #else
     (void)message;
     g_host = host;
-    const uint32_t built_minor = IP_ABI_MINOR;
+    const uint32_t built_minor = BUILT_MINOR;
     *plugin_minor = host_minor < built_minor ? host_minor : built_minor;
     return IP_STATUS_OK;
 #endif
@@ -147,10 +166,23 @@ static const void *get_factory(const char *id) {
 #define ENTRY_MAJOR IP_ABI_MAJOR
 #endif
 
+#ifdef FIXTURE_FUTURE_MINOR
+typedef struct future_entry {
+    ip_plugin_entry known;
+    void (*added_later[4])(void);
+} future_entry;
+static const future_entry entry_storage = {
+    {sizeof(future_entry), ENTRY_MAJOR, BUILT_MINOR, FIXTURE_ID, "Fixture", "1.0.0", "imagepipe tests",
+     "a configurable plugin for the host's tests", plugin_init, NULL, get_factory, NULL},
+    {must_not_be_called, must_not_be_called, must_not_be_called, must_not_be_called},
+};
+#define entry (entry_storage.known)
+#else
 static const ip_plugin_entry entry = {
-    ENTRY_SIZE, ENTRY_MAJOR, IP_ABI_MINOR, FIXTURE_ID, "Fixture", "1.0.0", "imagepipe tests",
+    ENTRY_SIZE, ENTRY_MAJOR, BUILT_MINOR, FIXTURE_ID, "Fixture", "1.0.0", "imagepipe tests",
     "a configurable plugin for the host's tests", plugin_init, NULL, get_factory, NULL,
 };
+#endif
 
 #if defined(BROKEN_NO_ENTRY)
 __attribute__((visibility("default"))) const ip_plugin_entry *some_other_symbol(void) { return &entry; }
