@@ -56,4 +56,17 @@ import TestSupport
             .filter { !$0.hasPrefix("_init") && !$0.hasPrefix("_fini") }
         #expect(exported == ["imagepipe_plugin_entry"], "\(symbols.stdout)")
     }
+
+    @Test("no installed plugin defines an imagepipe_ symbol but its entry (the ABI target links nothing into a plugin)")
+    func pluginsCarryNoABISymbols() throws {
+        guard CommandLine.hasTool("nm") else { print("skipped: nm missing"); return }
+        let plugins = try FileManager.default.contentsOfDirectory(atPath: TestPaths.pluginsDirectory).filter { $0.hasSuffix(".so") }
+        #expect(!plugins.isEmpty)
+        for plugin in plugins {
+            let symbols = try CommandLine.run("/usr/bin/nm", ["--defined-only", TestPaths.pluginsDirectory + "/" + plugin])
+            let ours = symbols.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+                .filter { $0.hasPrefix("imagepipe_") && $0 != "imagepipe_plugin_entry" }
+            #expect(ours.isEmpty, "\(plugin) defines \(ours)")
+        }
+    }
 }
