@@ -128,7 +128,7 @@ public final class ImagePrefetcher: Sendable {
             switch result {
             case .success: s.outcome.completed += 1
             case .failure(let error):
-                if Task.isCancelled || (error as? PipelineError).map({ if case .cancelled = $0 { true } else { false } }) == true {
+                if Task.isCancelled || error as? PipelineError == .cancelled {
                     s.outcome.cancelled += 1
                 } else {
                     s.outcome.failed += 1

@@ -16,17 +16,15 @@ public enum Gravity: String, Sendable, Hashable, Codable, CaseIterable {
         self = gravity
     }
 
-    /// Where a `width`-wide window starts in a `total`-wide extent (and the same for heights, with `vertical`).
+    /// Where a `width`-wide window starts in a `total`-wide extent (and the same for heights, with `vertical`): the
+    /// gravity's fraction of the slack, in whole pixels (the centre rounds down).
     func origin(window: Int, total: Int, vertical: Bool) -> Int {
         let slack = max(0, total - window)
-        switch (vertical, self) {
-        case (false, .left), (false, .topLeft), (false, .bottomLeft), (true, .top), (true, .topLeft), (true, .topRight): return 0
-        case (false, .right), (false, .topRight), (false, .bottomRight), (true, .bottom), (true, .bottomLeft), (true, .bottomRight): return slack
-        default: return slack / 2
-        }
+        return Int(Double(slack) * (vertical ? fractions.y : fractions.x))
     }
 
-    /// The same for a continuous offset (a resampler's placement): the fraction of the overflow left before.
+    /// The fraction of the overflow left before the kept part, across and down (a resampler's continuous placement
+    /// uses it as it is).
     var fractions: (x: Double, y: Double) {
         let x: Double = switch self { case .left, .topLeft, .bottomLeft: 0; case .right, .topRight, .bottomRight: 1; default: 0.5 }
         let y: Double = switch self { case .top, .topLeft, .topRight: 0; case .bottom, .bottomLeft, .bottomRight: 1; default: 0.5 }

@@ -1,10 +1,7 @@
 import PipelineHost
 
-/// The transformer flags shared by `render` and `thumbnail`, turned into the request's transformer chain.
-///
-/// The chain's order is fixed, whatever the order of the flags: crop → rotate → flip → grayscale → blur → sharpen →
-/// rounded corners or circle → flatten. Geometry first (so --crop names pixels of the decoded image), shapes last
-/// (so a blur does not soften their edges into the background).
+/// The transformer flags shared by `render` and `thumbnail`, read into a `ProcessingRecipe` (which fixes the chain's
+/// order, the same as a service URL's).
 enum ProcessingArguments {
     static let valued: Set<String> = ["crop", "gravity", "rotate", "flip", "blur", "radius", "scale-down-limit"]
     static let flags: Set<String> = ["circle", "grayscale", "sharpen", "flatten"]
@@ -49,53 +46,52 @@ enum ProcessingArguments {
 
     /// The transformer chain the flags ask for (empty when none).
     static func transformers(_ args: Arguments, background: RGBAColor?) throws -> [any ImageTransforming] {
-        var chain: [any ImageTransforming] = []
-        let gravity = try gravity(args)
-        if let text = args.value("crop") { chain.append(try crop(text, gravity: gravity)) }
+        var recipe = ProcessingRecipe(gravity: try gravity(args))
+        if let text = args.value("crop") { recipe.crops.append(try crop(text)) }
         if let text = args.value("rotate") {
             guard let degrees = Int(text), degrees % 90 == 0 else { throw UsageError("--rotate must be 90, 180 or 270, not '\(text)'") }
-            if let angle = ImageTransformers.Rotate.Angle(rawValue: ((degrees % 360) + 360) % 360) { chain.append(ImageTransformers.Rotate(angle)) }
+            recipe.rotation = ImageTransformers.Rotate.Angle(rawValue: ((degrees % 360) + 360) % 360)
         }
         if let text = args.value("flip") {
             switch text.lowercased() {
-            case "horizontal", "h", "x": chain.append(ImageTransformers.Flip(.horizontal))
-            case "vertical", "v", "y": chain.append(ImageTransformers.Flip(.vertical))
-            case "both": chain.append(ImageTransformers.Flip(.horizontal)); chain.append(ImageTransformers.Flip(.vertical))
+            case "horizontal", "h", "x": recipe.flips = [.horizontal]
+            case "vertical", "v", "y": recipe.flips = [.vertical]
+            case "both": recipe.flips = [.horizontal, .vertical]
             default: throw UsageError("--flip must be horizontal, vertical or both, not '\(text)'")
             }
         }
-        if args.flag("grayscale") { chain.append(ImageTransformers.Grayscale()) }
+        recipe.grayscale = args.flag("grayscale")
         if let text = args.value("blur") {
             guard let sigma = Double(text), sigma > 0, sigma <= 1000 else { throw UsageError("--blur must be a sigma in pixels above 0 and at most 1000, not '\(text)'") }
-            chain.append(ImageTransformers.GaussianBlur(sigma: sigma))
+            recipe.blurSigma = sigma
         }
-        if args.flag("sharpen") { chain.append(ImageTransformers.Sharpen()) }
+        recipe.sharpen = args.flag("sharpen")
         if args.flag("circle") {
             if args.value("radius") != nil { throw UsageError("--circle and --radius exclude each other") }
-            chain.append(ImageTransformers.Circle(gravity: gravity))
+            recipe.circle = true
         } else if let text = args.value("radius") {
             guard let radius = Double(text), radius > 0, radius <= 1_048_576 else { throw UsageError("--radius must be a number of pixels above 0, not '\(text)'") }
-            chain.append(ImageTransformers.RoundedCorners(radius: radius))
+            recipe.cornerRadius = radius
         }
-        if args.flag("flatten") { chain.append(ImageTransformers.Flatten(background: background ?? RGBAColor(red: 255, green: 255, blue: 255))) }
-        return chain
+        if args.flag("flatten") { recipe.flattenOnto = background ?? RGBAColor(red: 255, green: 255, blue: 255) }
+        return recipe.transformers
     }
 
     /// `WxH`, `W:H` or `WxH+X+Y`.
-    static func crop(_ text: String, gravity: Gravity) throws -> ImageTransformers.Crop {
+    static func crop(_ text: String) throws -> ProcessingRecipe.CropRegion {
         let usage = UsageError("--crop must be WxH, W:H or WxH+X+Y (e.g. 200x100, 16:9, 200x100+10+20), not '\(text)'")
         if text.contains(":") {
             let parts = text.split(separator: ":").compactMap { Int($0) }
             guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 1 << 20, parts[1] <= 1 << 20 else { throw usage }
-            return ImageTransformers.Crop(aspectRatio: parts[0], parts[1], gravity: gravity)
+            return .aspect(parts[0], parts[1])
         }
         let pieces = text.split(separator: "+", omittingEmptySubsequences: false)
         guard let size = PixelSize(parsing: String(pieces[0])), size.width > 0, size.height > 0 else { throw usage }
         switch pieces.count {
-        case 1: return ImageTransformers.Crop(size: size, gravity: gravity)
+        case 1: return .box(size)
         case 3:
             guard let x = Int(pieces[1]), let y = Int(pieces[2]), x >= 0, y >= 0 else { throw usage }
-            return ImageTransformers.Crop(x: x, y: y, width: size.width, height: size.height)
+            return .rectangle(x: x, y: y, width: size.width, height: size.height)
         default: throw usage
         }
     }

@@ -33,15 +33,17 @@ struct ProcessingURL {
         signature = segments[0]
         signedPath = "/" + segments.dropFirst().joined(separator: "/")
         var rest = Array(segments.dropFirst())
-        var crop: (Int, Int)?, aspect: (Int, Int)?, flatten = false
-        var chainFlags = Set<String>()
-        var blur: Double?, rotate: Int?, flip: String?, radius: Double?
+        var recipe = ProcessingRecipe()
+        var flatten = false
+        var box: PixelSize?, aspect: (Int, Int)?
         var size: (Int, Int)?
         // Options until "plain" or the last segment (the encoded source).
         var sourceText: String?
+        var plain = false
         while !rest.isEmpty {
             let segment = rest.removeFirst()
             if segment == "plain" {
+                plain = true
                 sourceText = rest.joined(separator: "/")
                 rest = []
                 break
@@ -86,7 +88,7 @@ struct ProcessingURL {
                     throw Failure(status: 400, message: "option '\(segment)': unknown gravity")
                 }
                 options.gravity = gravity
-            case "c", "crop": crop = (try int(0, 1...maxSide), try int(1, 1...maxSide))
+            case "c", "crop": box = PixelSize(width: try int(0, 1...maxSide), height: try int(1, 1...maxSide))
             case "ar", "aspect": aspect = (try int(0, 1...10000), try int(1, 1...10000))
             case "pg", "page": options.pageIndex = try int(0, 0...100_000)
             case "fr", "frame": options.frameIndex = try int(0, 0...100_000)
@@ -96,14 +98,27 @@ struct ProcessingURL {
             case "q", "quality": quality = try int(0, 1...100)
             case "bg", "background": background = try colour(0)
             case "f", "format": format = args.first?.lowercased()
-            case "bl", "blur": blur = try number(0, 0.1...100)
-            case "sh", "sharpen", "gray", "grayscale", "circle", "flat", "flatten": chainFlags.insert(name)
-            case "rot", "rotate": rotate = try int(0, 0...270)
-            case "fl", "flip": flip = args.first
-            case "r", "radius": radius = try number(0, 0.5...10000)
+            case "bl", "blur": recipe.blurSigma = try number(0, 0.1...100)
+            case "sh", "sharpen": recipe.sharpen = true
+            case "gray", "grayscale": recipe.grayscale = true
+            case "circle": recipe.circle = true
+            case "flat", "flatten": flatten = true
+            case "rot", "rotate":
+                let degrees = try int(0, 0...270)
+                guard degrees == 0 || ImageTransformers.Rotate.Angle(rawValue: degrees) != nil else {
+                    throw Failure(status: 400, message: "rot must be 90, 180 or 270")
+                }
+                recipe.rotation = ImageTransformers.Rotate.Angle(rawValue: degrees)
+            case "fl", "flip":
+                switch args.first {
+                case "h", "horizontal": recipe.flips = [.horizontal]
+                case "v", "vertical": recipe.flips = [.vertical]
+                case "both", "hv": recipe.flips = [.horizontal, .vertical]
+                default: throw Failure(status: 400, message: "fl must be h, v or both")
+                }
+            case "r", "radius": recipe.cornerRadius = try number(0, 0.5...10000)
             default: throw Failure(status: 400, message: "unknown option '\(name)' in '\(segment)'")
             }
-            flatten = flatten || chainFlags.contains("flat") || chainFlags.contains("flatten")
         }
         guard let encoded = sourceText, !encoded.isEmpty else { throw Failure(status: 400, message: "the source is missing") }
         if options.template && options.tint == nil { throw Failure(status: 400, message: "tmpl needs tint:COLOR") }
@@ -111,7 +126,7 @@ struct ProcessingURL {
         if options.thumbnailSize == PixelSize(width: 0, height: 0) { options.thumbnailSize = nil }
 
         // The source, and the format named after it.
-        if segments.contains("plain") {
+        if plain {
             var text = encoded
             if let at = text.lastIndex(of: "@") {
                 format = format ?? String(text[text.index(after: at)...]).lowercased()
@@ -133,33 +148,12 @@ struct ProcessingURL {
         if format == "jpeg" { format = "jpg" }
         if format?.isEmpty == true { format = nil }
 
-        // The transformers, in the CLI's fixed order.
-        if let crop { transformers.append(ImageTransformers.Crop(size: PixelSize(width: crop.0, height: crop.1), gravity: options.gravity)) }
-        if let aspect { transformers.append(ImageTransformers.Crop(aspectRatio: aspect.0, aspect.1, gravity: options.gravity)) }
-        if let rotate, rotate != 0 {
-            guard let angle = ImageTransformers.Rotate.Angle(rawValue: rotate) else { throw Failure(status: 400, message: "rot must be 90, 180 or 270") }
-            transformers.append(ImageTransformers.Rotate(angle))
-        }
-        try addRest(flatten: flatten, flags: chainFlags, blur: blur, flip: flip, radius: radius)
-    }
-
-    private mutating func addRest(flatten: Bool, flags: Set<String>, blur: Double?, flip: String?, radius: Double?) throws {
-        switch flip {
-        case nil: break
-        case "h", "horizontal": transformers.append(ImageTransformers.Flip(.horizontal))
-        case "v", "vertical": transformers.append(ImageTransformers.Flip(.vertical))
-        case "both", "hv": transformers += [ImageTransformers.Flip(.horizontal), ImageTransformers.Flip(.vertical)]
-        default: throw Failure(status: 400, message: "fl must be h, v or both")
-        }
-        if flags.contains("gray") || flags.contains("grayscale") { transformers.append(ImageTransformers.Grayscale()) }
-        if let blur { transformers.append(ImageTransformers.GaussianBlur(sigma: blur)) }
-        if flags.contains("sh") || flags.contains("sharpen") { transformers.append(ImageTransformers.Sharpen()) }
-        if flags.contains("circle") {
-            transformers.append(ImageTransformers.Circle(gravity: options.gravity))
-        } else if let radius {
-            transformers.append(ImageTransformers.RoundedCorners(radius: radius))
-        }
-        if flatten { transformers.append(ImageTransformers.Flatten(background: background ?? RGBAColor(red: 255, green: 255, blue: 255))) }
+        // The transformers, in the same fixed order as the CLI's; crops and the circle placed by the final gravity.
+        recipe.gravity = options.gravity
+        if let box { recipe.crops.append(.box(box)) }
+        if let aspect { recipe.crops.append(.aspect(aspect.0, aspect.1)) }
+        if flatten { recipe.flattenOnto = background ?? RGBAColor(red: 255, green: 255, blue: 255) }
+        transformers = recipe.transformers
     }
 
     static func percentDecoded(_ text: String) -> String? {

@@ -152,7 +152,7 @@ final class ServeHandler: Sendable {
             try await manager.encodedImage(for: request, format: format, options: encode)
         }
         metrics.rendered()
-        let entry = OutputCache.Entry(body: body, contentType: Self.contentType(format), etag: Self.etag(body), negotiated: false)
+        let entry = OutputCache.Entry(body: body, contentType: Self.contentType(format), etag: Self.etag(body))
         outputs.store(entry, for: key)
         if let shared = sharedTier { try? await shared.store(Self.blob(entry), for: "out|" + key) }
         return entry
@@ -257,7 +257,7 @@ final class ServeHandler: Sendable {
         guard let first = blob.firstIndex(of: 10), let second = blob[(first + 1)...].firstIndex(of: 10) else { return nil }
         let type = String(decoding: blob[..<first], as: UTF8.self), tag = String(decoding: blob[(first + 1)..<second], as: UTF8.self)
         guard type.hasPrefix("image/") || type == "application/octet-stream", tag.hasPrefix("\"") else { return nil }
-        return OutputCache.Entry(body: Array(blob[(second + 1)...]), contentType: type, etag: tag, negotiated: false)
+        return OutputCache.Entry(body: Array(blob[(second + 1)...]), contentType: type, etag: tag)
     }
 
     static func now() -> Double { ChildProcess.now() }

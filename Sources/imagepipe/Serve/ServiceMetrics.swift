@@ -124,7 +124,6 @@ final class OutputCache: Sendable {
         let body: [UInt8]
         let contentType: String
         let etag: String
-        let negotiated: Bool
     }
 
     private struct State {

@@ -1,0 +1,50 @@
+import PipelineHost
+
+/// The processing a user asked for, from the CLI's flags or a service URL's options, and the one place that turns
+/// it into a transformer chain, in one fixed order whatever the order given: crop → rotate → flip → grayscale →
+/// blur → sharpen → circle or rounded corners → flatten. Geometry first (so a crop names pixels of the decoded
+/// image), shapes last (so a blur does not soften their edges into the background). Crops and the circle are
+/// placed by `gravity` as it stands once everything is read.
+struct ProcessingRecipe {
+    enum CropRegion {
+        /// At most this size, placed by gravity.
+        case box(PixelSize)
+        /// The largest region of width:height, placed by gravity.
+        case aspect(Int, Int)
+        case rectangle(x: Int, y: Int, width: Int, height: Int)
+    }
+
+    var crops: [CropRegion] = []
+    var gravity: Gravity = .center
+    var rotation: ImageTransformers.Rotate.Angle?
+    var flips: [ImageTransformers.Flip.Axis] = []
+    var grayscale = false
+    var blurSigma: Double?
+    var sharpen = false
+    /// Takes precedence over `cornerRadius`.
+    var circle = false
+    var cornerRadius: Double?
+    var flattenOnto: RGBAColor?
+
+    var transformers: [any ImageTransforming] {
+        var chain: [any ImageTransforming] = crops.map { region in
+            switch region {
+            case .box(let size): ImageTransformers.Crop(size: size, gravity: gravity)
+            case .aspect(let width, let height): ImageTransformers.Crop(aspectRatio: width, height, gravity: gravity)
+            case .rectangle(let x, let y, let width, let height): ImageTransformers.Crop(x: x, y: y, width: width, height: height)
+            }
+        }
+        if let rotation { chain.append(ImageTransformers.Rotate(rotation)) }
+        chain += flips.map { ImageTransformers.Flip($0) }
+        if grayscale { chain.append(ImageTransformers.Grayscale()) }
+        if let blurSigma { chain.append(ImageTransformers.GaussianBlur(sigma: blurSigma)) }
+        if sharpen { chain.append(ImageTransformers.Sharpen()) }
+        if circle {
+            chain.append(ImageTransformers.Circle(gravity: gravity))
+        } else if let cornerRadius {
+            chain.append(ImageTransformers.RoundedCorners(radius: cornerRadius))
+        }
+        if let flattenOnto { chain.append(ImageTransformers.Flatten(background: flattenOnto)) }
+        return chain
+    }
+}
