@@ -71,11 +71,16 @@ import TestSupport
         // deliver), the fetch stops, and the next request starts a new one.
         let restarted = clock.now
         let doomed = (0..<5).map { _ in Task { try await manager.data(for: ImageRequest(url: url)) } }
-        try await Task.sleep(nanoseconds: 150_000_000)
+        // Cancel once the new fetch has reached the server (a fixed sleep could cancel tasks that had not started it
+        // yet under a loaded run: then no second request was made, and the count below came out one short).
+        while try server.requestCount("/slow") < 2, clock.now - restarted < .milliseconds(700) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
         doomed.forEach { $0.cancel() }
-        if clock.now - restarted > .milliseconds(800) {
+        let reached = try server.requestCount("/slow") >= 2
+        if clock.now - restarted > .milliseconds(800) || !reached {
             for task in doomed { _ = try? await task.value }
-            print("cancellingSomeWaiters...: the test's own 150 ms sleep took over 0.8 s; not judged in this run")
+            print("cancellingSomeWaiters...: the restarted fetch was not under way within 0.8 s; not judged in this run")
             return
         }
         for task in doomed {

@@ -19,15 +19,17 @@ import TestSupport
         for y in 0..<300 { for x in 0..<400 { pixels += [UInt8(x * 255 / 399), UInt8(y * 255 / 299), 120, 255] } }
         let png = try host.coders.encode(try Image(width: 400, height: 300, bytes: pixels), format: "png")
         try Data(png).write(to: URL(fileURLWithPath: root + "/photos/a.png"))
+        try Data(png).write(to: URL(fileURLWithPath: root + "/photos/image.png"))  // what the origin's /stall serves
         try Data(png).write(to: URL(fileURLWithPath: folder + "/outside.png"))
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: root + "/photos/bad.png"))
         try FileManager.default.createSymbolicLink(atPath: root + "/photos/escape.png", withDestinationPath: folder + "/outside.png")
     }
 
-    /// A chunk size that makes /slowfile take six 200 ms steps for a.png: the request is surely in flight 300 ms in.
-    private func slowChunk() throws -> Int {
-        let size = try FileManager.default.attributesOfItem(atPath: root + "/photos/a.png")[.size] as? Int ?? 6000
-        return (size + 5) / 6
+    /// A source the origin holds back for `seconds` before answering (its /stall serves image.png, a copy of
+    /// a.png): a request for it is surely still in flight while the test does the next thing, however loaded the
+    /// machine (a chunked /slowfile of 1.2 s was not, once, under the full suite).
+    private func stalled(_ origin: TestHTTPServer, seconds: Double, tag: Int) -> String {
+        ServeProcess.plain(origin.url("/stall?ms=\(Int(seconds * 1000))&n=\(tag)")) + "@png"
     }
 
     private func decode(_ reply: HTTPReply) throws -> Image {
@@ -129,11 +131,8 @@ import TestSupport
         let serve = try ServeProcess(["--root", root, "--concurrency", "1", "--queue", "0", "--allow-source", origin.url("/"),
                                       "--allow-private-addresses"])
         #expect(try serve.get("/health").status == 200)
-        let chunk = try slowChunk()
-        let slow = { @Sendable (n: Int) -> String in
-            serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/slowfile?name=a.png&delay=200&chunk=\(chunk)&n=\(n)")) + "@png")
-        }
-        let firstPath = slow(1), secondPath = slow(2)
+        let firstPath = serve.signed("/s:32:32/" + stalled(origin, seconds: 4, tag: 1))
+        let secondPath = serve.signed("/s:32:32/" + stalled(origin, seconds: 4, tag: 2))
         let first = BackgroundRequest { try serve.get(firstPath) }
         try serve.waitForRendersInFlight(1)
         let second = try serve.get(secondPath)
@@ -159,7 +158,7 @@ import TestSupport
         let origin = try TestHTTPServer(root: root + "/photos")
         defer { origin.stop() }
         let serve = try ServeProcess(["--root", root, "--allow-source", origin.url("/"), "--allow-private-addresses"])
-        let slow = serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/slowfile?name=a.png&delay=200&chunk=\(try slowChunk())")) + "@png")
+        let slow = serve.signed("/s:32:32/" + stalled(origin, seconds: 3, tag: 1))
         let inFlight = BackgroundRequest { try serve.get(slow) }
         try serve.waitForRendersInFlight(1)
         kill(serve.pid, SIGTERM)
