@@ -15,6 +15,8 @@ struct ip_httpd {
     ip_httpd_handler handler;
     void *context;
     uint16_t port;
+    /* Requests begun and not yet completed by MHD (their answer sent, or the connection gone). */
+    unsigned active;
 };
 
 struct ip_httpd_request {
@@ -54,6 +56,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         r->method = method;
         r->path = url;
         *con_cls = r;
+        __atomic_add_fetch(&server->active, 1, __ATOMIC_ACQ_REL);
         return MHD_YES;
     }
     if (*upload_data_size > 0 || r->started) {
@@ -89,11 +92,12 @@ static size_t keep_escaped(void *cls, struct MHD_Connection *connection, char *t
 }
 
 static void completed(void *cls, struct MHD_Connection *connection, void **con_cls, enum MHD_RequestTerminationCode code) {
-    (void)cls;
+    ip_httpd *server = cls;
     (void)connection;
     (void)code;
     ip_httpd_request *r = *con_cls;
     if (!r) return;
+    __atomic_sub_fetch(&server->active, 1, __ATOMIC_ACQ_REL);
     if (r->pending) MHD_destroy_response(r->pending);
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -125,7 +129,7 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, u
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(threads > 0 ? threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)connection_timeout_seconds,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, server,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
         MHD_OPTION_END);
@@ -140,6 +144,8 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, u
 }
 
 uint16_t ip_httpd_port(const ip_httpd *server) { return server->port; }
+
+unsigned ip_httpd_active(const ip_httpd *server) { return __atomic_load_n(&server->active, __ATOMIC_ACQUIRE); }
 
 void ip_httpd_quiesce(ip_httpd *server) {
     MHD_socket listener = MHD_quiesce_daemon(server->daemon);

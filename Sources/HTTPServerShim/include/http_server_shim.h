@@ -22,6 +22,9 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, u
                          char *error, size_t error_size);
 /* The port actually bound. */
 uint16_t ip_httpd_port(const ip_httpd *server);
+/* Requests begun and not completed: an answer counts until MHD has sent it (or its connection is gone), which is
+ * what a graceful stop must wait for — a handler that has called respond() has not yet been answered. */
+unsigned ip_httpd_active(const ip_httpd *server);
 /* Stops accepting new connections (existing ones are served to the end). */
 void ip_httpd_quiesce(ip_httpd *server);
 /* Stops the server and frees it; no handler call is running or will run afterwards. */

@@ -30,6 +30,9 @@ final class HTTPServer: @unchecked Sendable {
         self.port = ip_httpd_port(started)
     }
 
+    /// Requests begun and not yet answered on the wire (0 after stop()).
+    var activeRequests: Int { server.map { Int(ip_httpd_active($0)) } ?? 0 }
+
     /// Stops accepting connections; the open ones are served to the end.
     func quiesce() { if let server { ip_httpd_quiesce(server) } }
 

@@ -120,9 +120,12 @@ enum ServeCommand: Command {
                     handler.startDraining()
                     server.quiesce()
                     let deadline = ServeHandler.now() + grace
-                    while handler.requestsInFlight > 0, ServeHandler.now() < deadline { usleep(10_000) }
+                    // Until every answer is on the wire, not merely handed to the server: stopping the daemon between the
+                    // two closed a connection whose response was queued but not yet sent.
+                    while server.activeRequests > 0, ServeHandler.now() < deadline { usleep(10_000) }
+                    let open = server.activeRequests
                     server.stop()
-                    Output.error("imagepipe serve: stopped (\(handler.requestsInFlight) request(s) still open at the end of the grace period)")
+                    Output.error("imagepipe serve: stopped (\(open) request(s) still open at the end of the grace period)")
                     done.resume()
                 }
                 source.resume()

@@ -30,7 +30,6 @@ final class ServeHandler: Sendable {
     let gate: RenderGate
     let metrics = ServiceMetrics()
     private let draining = Atomic<Bool>(false)
-    private let inFlight = Atomic<Int>(0)
     private let flights = Mutex<[String: Task<OutputCache.Entry, Error>]>([:])
     private let logLock = Mutex(())
 
@@ -42,22 +41,18 @@ final class ServeHandler: Sendable {
         self.gate = gate
     }
 
-    /// Requests being answered now (draining waits for 0).
-    var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
     func startDraining() { draining.store(true, ordering: .releasing) }
 
     // MARK: Routing
 
     func handle(_ request: HTTPRequest) {
         let started = Self.now()
-        inFlight.add(1, ordering: .acquiringAndReleasing)
         let method = request.method, path = request.path, client = settings.accessLog ? request.client : ""
         let finish: @Sendable (Int, [(String, String)], [UInt8], String) -> Void = { [self] status, headers, body, tier in
             request.respond(status, headers: headers + [("Server", "imagepipe")], body: body, close: draining.load(ordering: .acquiring))
             let seconds = Self.now() - started
             metrics.record(status: status, seconds: seconds)
             if settings.accessLog { log(client: client, method: method, path: path, status: status, bytes: body.count, seconds: seconds, tier: tier) }
-            inFlight.subtract(1, ordering: .acquiringAndReleasing)
         }
         guard method == "GET" || method == "HEAD" else {
             return finish(405, [("Allow", "GET, HEAD"), ("Content-Type", "text/plain")], Array("only GET and HEAD\n".utf8), "-")
