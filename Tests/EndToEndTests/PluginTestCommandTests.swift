@@ -118,6 +118,17 @@ import TestSupport
         #expect(broken.message(of: "cache.operations").contains("expected NOT_FOUND"))
     }
 
+    /// A shared store (a Redis namespace) is one store for every check: the operations check clears it, so a
+    /// concurrency check beside it lost its entries (a CI run failed so). The fixture's "lock=" store refuses a
+    /// second process while open.
+    @Test func cacheChecksTakeTheSharedStoreOneAtATime() throws {
+        let plugin = try Self.build("fixture_cache.c", nil, name: "cache-shared.so")
+        let lock = try TestPaths.temporaryDirectory("imagepipe-cache-lock") + "/store.lock"
+        let report = try Self.test(plugin, ["--cache-config", "lock=" + lock, "--jobs", "4"])
+        #expect(report.status(of: "cache.operations") == "passed", "\(report.message(of: "cache.operations"))")
+        #expect(report.status(of: "cache.concurrency") == "passed", "\(report.message(of: "cache.concurrency"))")
+    }
+
     @Test func theTextReportNamesEveryCheckAndTheSeed() throws {
         let plugin = try Self.build("broken_plugin.c", nil, name: "text.so")
         let result = try CommandLine.run(TestPaths.imagepipeBinary, ["plugin", "test", plugin, "--seed", "42", "--only", "^(file|abi)\\."])

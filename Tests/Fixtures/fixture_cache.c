@@ -1,13 +1,18 @@
-/* An in-memory cache plugin for the tests of `imagepipe plugin test` (no cache plugin ships with the project).
- * Compiled by the tests with cc; the configuration string is ignored. Thread-safe: one mutex per store.
+/* An in-memory cache plugin for the tests of `imagepipe plugin test`.
+ * Compiled by the tests with cc. Thread-safe: one mutex per store. A configuration "lock=PATH" makes the store
+ * behave like a shared one (a Redis namespace): it holds an exclusive flock on PATH while open, and an open while
+ * another process holds it fails, so a test sees two checks using the store at once.
  *
  *   BROKEN_CACHE_FOUND_ON_MISS   get of a missing key answers OK with no bytes instead of NOT_FOUND
  *   BROKEN_CACHE_KEEPS_OLD_VALUE put of an existing key keeps the old value
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include "imagepipe/imagepipe.h"
 
 typedef struct entry {
@@ -21,6 +26,7 @@ struct ip_cache_store {
     pthread_mutex_t lock;
     entry *entries;
     uint64_t hits, misses;
+    int lock_fd;  /* -1, or the flock held while open ("lock=PATH") */
 };
 
 static void set_message(ip_message message, const char *text) {
@@ -36,12 +42,27 @@ static entry **find(ip_cache_store *store, const char *key) {
 }
 
 static ip_status cache_open(const char *configuration, ip_cache_store **store, ip_message message) {
-    (void)configuration;
+    int lock_fd = -1;
+    if (configuration && strncmp(configuration, "lock=", 5) == 0) {
+        lock_fd = open(configuration + 5, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lock_fd < 0) {
+            set_message(message, "cannot open the lock file");
+            return IP_STATUS_IO;
+        }
+        if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+            close(lock_fd);
+            set_message(message, "the store is open in another process at the same time");
+            return IP_STATUS_IO;
+        }
+        usleep(300 * 1000);  /* hold it long enough that a check running beside this one would collide */
+    }
     *store = calloc(1, sizeof(ip_cache_store));
     if (!*store) {
+        if (lock_fd >= 0) close(lock_fd);
         set_message(message, "out of memory");
         return IP_STATUS_NO_MEMORY;
     }
+    (*store)->lock_fd = lock_fd;
     pthread_mutex_init(&(*store)->lock, NULL);
     return IP_STATUS_OK;
 }
@@ -153,6 +174,7 @@ static void cache_close(ip_cache_store *store) {
     ip_message none = {NULL, 0};
     if (!store) return;
     cache_clear(store, none);
+    if (store->lock_fd >= 0) close(store->lock_fd);
     pthread_mutex_destroy(&store->lock);
     free(store);
 }

@@ -112,11 +112,15 @@ struct CheckRunner {
         let results = Mutex<[Int: CheckOutcome]>([:])
         let next = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
+        // Cache checks open the store the configuration names (a Redis namespace, a folder): one of them clears
+        // it, so two at once would delete each other's entries. They run one at a time; the rest stay parallel.
+        let sharedStore = Mutex(())
         DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, tasks.count))) { _ in
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < tasks.count else { return }
-                let (outcome, _) = run(tasks[index])
+                let task = tasks[index]
+                let (outcome, _) = task.definition.scope == .cache ? sharedStore.withLock { _ in run(task) } : run(task)
                 results.withLock { $0[index] = outcome }
                 progress(finished.wrappingAdd(1, ordering: .relaxed).newValue, outcome)
             }
