@@ -66,7 +66,9 @@ let package = Package(
         .target(name: "PluginKit", dependencies: ["PluginAPI"], path: "Sources/PluginKit"),
 
         // The host and the CLI.
-        .target(name: "PipelineHost", dependencies: ["PluginAPI", "CLCMS2"], path: "Sources/PipelineHost"),
+        .target(name: "PipelineHost", dependencies: ["PluginAPI", "HostGeometry", "CLCMS2"], path: "Sources/PipelineHost"),
+        // The host's placement (fit / fill / aspect-fill), offered to plugins as the ip_host.place service.
+        .target(name: "HostGeometry", dependencies: ["PluginAPI"], path: "Sources/HostGeometry"),
         .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI", "HTTPServerShim"], path: "Sources/imagepipe"),
         // `imagepipe serve`'s HTTP server: libmicrohttpd behind a small C layer (its start function is variadic).
         .target(name: "HTTPServerShim", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPServerShim"),

@@ -65,6 +65,8 @@ typedef struct template_request {
     const uint8_t *data;
     size_t size;
     ip_decode_options options;
+    /* The request's limits, copied within their own struct_size (options.limits points here). */
+    ip_limits limits;
     const ip_call *call;
 } template_request;
 
@@ -83,6 +85,13 @@ static ip_status template_read_request(const ip_decode_request *request, templat
         memcpy(&out->options, request->options, given < sizeof out->options ? given : sizeof out->options);
     }
     out->options.struct_size = sizeof out->options;
+    /* Sub-structs are pointers with their own struct_size: copy what the host's ip_limits holds, default the rest. */
+    if (TEMPLATE_HAS_FIELD(out->options.struct_size, ip_decode_options, limits) && out->options.limits != NULL) {
+        size_t given = out->options.limits->struct_size;
+        memcpy(&out->limits, out->options.limits, given < sizeof out->limits ? given : sizeof out->limits);
+    }
+    out->limits.struct_size = sizeof out->limits;
+    out->options.limits = &out->limits;
     if (TEMPLATE_HAS_FIELD(request->struct_size, ip_decode_request, call)) out->call = request->call;
     return IP_STATUS_OK;
 }
@@ -101,12 +110,12 @@ static ip_status template_status(qoi_result result) {
 }
 
 static int template_cancelled(const ip_call *call) {
-    return template_host->is_cancelled != NULL && template_host->is_cancelled(call) != 0;
+    return template_host->is_cancelled != NULL && template_host->is_cancelled(template_host, call) != 0;
 }
 
 /* Reads and checks the header, and refuses inputs larger than the caller allows before anything else. */
 static ip_status template_read_header(const template_request *request, qoi_header *header, ip_message message) {
-    uint64_t max_input = request->options.limits.max_input_bytes;
+    uint64_t max_input = request->limits.max_input_bytes;
     qoi_result result;
     if (max_input != 0 && request->size > max_input) {
         template_message(message, "input of %zu bytes exceeds the limit of %llu bytes", request->size,
@@ -170,7 +179,7 @@ static int template_decode_row_done(void *context, uint32_t y) {
 static ip_status template_decode(const ip_decode_request *raw, ip_image *image, ip_message message) {
     template_request request;
     qoi_header header;
-    const ip_limits *limits = &request.options.limits;
+    const ip_limits *limits = &request.limits;
     qoi_result result;
     ip_status status = template_read_request(raw, &request, message);
     if (status != IP_STATUS_OK) return status;
@@ -195,7 +204,7 @@ static ip_status template_decode(const ip_decode_request *raw, ip_image *image, 
 
     /* QOI is 8 bits per channel, so RGBA8 is always the right output, even when IP_DECODE_HIGH_BIT_DEPTH is
      * set. We do not set IP_CODER_SCALES, so we decode at full size and the host makes the thumbnail. */
-    status = template_host->alloc_pixels(request.call, header.width, header.height, IP_PIXEL_RGBA8, image);
+    status = template_host->alloc_pixels(template_host, request.call, header.width, header.height, IP_PIXEL_RGBA8, image);
     if (status != IP_STATUS_OK) {
         template_message(message, "cannot allocate a %ux%u image", (unsigned)header.width, (unsigned)header.height);
         return status;
@@ -279,8 +288,11 @@ static int template_encode_write(void *context, const uint8_t *bytes, size_t siz
     return e->status != IP_STATUS_OK;
 }
 
-static ip_status template_encode(const ip_image *frames, uint32_t frame_count, const ip_encode_options *options,
-                                 const ip_call *call, const ip_byte_sink *sink, ip_message message) {
+static ip_status template_encode(const ip_image *const *images, uint32_t frame_count,
+                                 const ip_encode_options *options, const ip_call *call, const ip_byte_sink *sink,
+                                 ip_message message) {
+    /* An array of pointers, so that ip_image may grow: each image has its own struct_size. */
+    const ip_image *frames = images != NULL && frame_count > 0 ? images[0] : NULL;
     template_encoder e;
     qoi_header header;
     qoi_result result;
@@ -342,13 +354,16 @@ static ip_status template_encode(const ip_image *frames, uint32_t frame_count, c
  * ------------------------------------------------------------------------------------------------------- */
 static const uint8_t template_magic[] = {'q', 'o', 'i', 'f'};
 
-static const ip_magic_pattern template_patterns[] = {
-    /* offset, length, bytes, mask (NULL = all bits), relevance 1..100, flags, search range (0 = exactly at offset).
+static const ip_magic_pattern template_patterns = {
+    /* struct_size, offset, length, bytes, mask (NULL = all bits), relevance 1..100, flags, search range (0 = exactly
+     * at offset).
      * "qoif" at offset 0 is conclusive, so relevance 100 and no IP_MAGIC_CONFIRM_WITH_SNIFF — which is why
      * the sniff slot below is NULL. A format whose prefix cannot decide (text formats, ISO-BMFF brands) sets
      * that flag and implements sniff(). */
-    {0, sizeof template_magic, template_magic, NULL, 100, 0, 0},
+    sizeof(ip_magic_pattern), 0, sizeof template_magic, template_magic, NULL, 100, 0, 0,
 };
+/* The descriptor takes pointers to patterns (so that ip_magic_pattern may grow). */
+static const ip_magic_pattern *const template_pattern_list[] = {&template_patterns};
 
 static const char *const template_mime_types[] = {"image/qoi", NULL};
 static const char *const template_extensions[] = {"qoi", NULL};
@@ -364,9 +379,10 @@ static const ip_coder_descriptor template_descriptor = {
     /* Capabilities promise what the slots below deliver; the host checks them against the slots. */
     IP_CODER_CAN_DECODE | IP_CODER_CAN_ENCODE | IP_CODER_THREAD_SAFE,
     100, /* priority: the default; only breaks ties between coders matching with equal relevance */
-    sizeof template_patterns / sizeof template_patterns[0],
-    template_patterns,
+    sizeof template_pattern_list / sizeof template_pattern_list[0],
+    template_pattern_list,
     QOI_HEADER_SIZE, /* sniff_bytes: how many leading bytes the host should gather before choosing */
+    NULL,            /* decode_extensions: none (no tint, no password; the host tints what QOI decodes) */
 };
 
 /* The coder vtable. A NULL slot means "not implemented"; the capabilities above must agree. */
@@ -400,8 +416,9 @@ static uint32_t template_min(uint32_t a, uint32_t b) {
 /* Called once by the host before any factory is used [host-thread]. Check the host table is one we can use,
  * remember it, and answer the ABI minor we will speak: the smaller of the host's and ours. From then on we
  * read host structs only as far as that minor (and their struct_size) allows. */
-static ip_status template_init(const ip_host *host, uint32_t host_abi_minor, uint32_t *plugin_abi_minor,
-                               ip_message message) {
+static ip_status template_init(const ip_host *host, const char *plugin_path, uint32_t host_abi_minor,
+                               uint32_t *plugin_abi_minor, ip_message message) {
+    (void)plugin_path; /* a plugin that keeps data beside its .so would remember it here */
     if (host == NULL || !TEMPLATE_HAS_FIELD(host->struct_size, ip_host, is_cancelled) ||
         host->alloc_pixels == NULL) {
         template_message(message, "the host's service table lacks alloc_pixels or is_cancelled");

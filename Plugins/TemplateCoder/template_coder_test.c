@@ -26,9 +26,10 @@ struct ip_call {
     void *buffers[8];
 };
 
-static ip_status fake_alloc(const ip_call *constant_call, uint32_t width, uint32_t height, ip_pixel_format format,
-                            ip_image *image) {
+static ip_status fake_alloc(const ip_host *host, const ip_call *constant_call, uint32_t width, uint32_t height,
+                            ip_pixel_format format, ip_image *image) {
     ip_call *call = (ip_call *)constant_call;
+    (void)host;
     size_t bpp = format == IP_PIXEL_RGBA16 ? 8 : 4;
     void *pixels;
     if (call == NULL || call->allocations >= 8) return IP_STATUS_NO_MEMORY;
@@ -43,26 +44,37 @@ static ip_status fake_alloc(const ip_call *constant_call, uint32_t width, uint32
     return IP_STATUS_OK;
 }
 
-static void fake_free(const ip_call *call, uint8_t *pixels) {
+static void fake_free(const ip_host *host, const ip_call *call, uint8_t *pixels) {
+    (void)host;
     (void)call;
     (void)pixels;
 }
 
-static int32_t fake_is_cancelled(const ip_call *constant_call) {
+static int32_t fake_is_cancelled(const ip_host *host, const ip_call *constant_call) {
     ip_call *call = (ip_call *)constant_call;
+    (void)host;
     if (call == NULL) return 0;
     call->polls++;
     return call->cancel_at_poll > 0 && call->polls >= call->cancel_at_poll;
 }
 
-static void fake_log(ip_log_level level, const char *plugin_id, const char *message) {
-    fprintf(stderr, "log %d %s: %s\n", (int)level, plugin_id, message);
+static void fake_log(const ip_host *host, ip_log_level level, const char *message) {
+    (void)host;
+    fprintf(stderr, "log %d: %s\n", (int)level, message);
+}
+
+static const void *fake_get_extension(const ip_host *host, const char *id) {
+    (void)host;
+    (void)id;
+    return NULL;
 }
 
 static const ip_host fake_host = {
     sizeof(ip_host), IP_ABI_MAJOR, IP_ABI_MINOR, "template-test", "0",
-    fake_alloc, fake_free, fake_is_cancelled, fake_log,
+    NULL, /* host_data */
+    fake_get_extension, fake_alloc, fake_free, fake_is_cancelled, fake_log,
     NULL, /* alloc_bytes: the template reports no colour facts, so it never asks */
+    NULL, /* place: the template never renders at size */
 };
 
 static void call_end(ip_call *call) {
@@ -116,12 +128,20 @@ static uint32_t next_random(void) {
 
 /* ---- helpers around the coder ---------------------------------------------------------------------- */
 
+/* Options without limits (the pointer is NULL: no limits from the host). */
 static ip_decode_options default_options(void) {
     ip_decode_options options;
     memset(&options, 0, sizeof options);
     options.struct_size = sizeof options;
-    options.limits.struct_size = sizeof options.limits;
     return options;
+}
+
+/* Limits that tests change field by field; options point to them. */
+static ip_limits no_limits(void) {
+    ip_limits limits;
+    memset(&limits, 0, sizeof limits);
+    limits.struct_size = sizeof limits;
+    return limits;
 }
 
 /* Decodes with the given options; the result's pixels stay valid until call_end(call). */
@@ -154,7 +174,12 @@ static ip_status encode(const ip_image *image, uint32_t frames, ip_call *call, s
     msg.buffer = message;
     msg.capacity = 256;
     message[0] = 0;
-    return coder->encode(image, frames, &options, call, &sink, msg);
+    {
+        /* The ABI takes an array of pointers (so that ip_image may grow); these tests encode one image. */
+        const ip_image *images[1];
+        images[0] = image;
+        return coder->encode(images, frames, &options, call, &sink, msg);
+    }
 }
 
 static void put_u32_be(uint8_t *p, uint32_t v) {
@@ -248,8 +273,8 @@ static void test_entry_and_descriptor(void) {
     CHECK(strcmp(d->mime_types[0], "image/qoi") == 0 && d->mime_types[1] == NULL, "mime types");
     CHECK(strcmp(d->extensions[0], "qoi") == 0 && d->extensions[1] == NULL, "extensions");
     CHECK(d->capabilities == (IP_CODER_CAN_DECODE | IP_CODER_CAN_ENCODE | IP_CODER_THREAD_SAFE), "capabilities");
-    CHECK(d->pattern_count == 1 && d->patterns[0].offset == 0 && d->patterns[0].length == 4 &&
-              memcmp(d->patterns[0].bytes, "qoif", 4) == 0 && d->patterns[0].relevance == 100,
+    CHECK(d->pattern_count == 1 && d->patterns[0]->offset == 0 && d->patterns[0]->length == 4 &&
+              memcmp(d->patterns[0]->bytes, "qoif", 4) == 0 && d->patterns[0]->relevance == 100,
           "magic pattern");
     CHECK(coder->probe && coder->decode && coder->encode && !coder->sniff && !coder->frames_open &&
               !coder->incremental_open,
@@ -261,16 +286,16 @@ static void test_init_negotiation(void) {
     uint32_t minor = 99;
     char text[128];
     ip_message message = {text, sizeof text};
-    CHECK(entry->init(&fake_host, 0, &minor, message) == IP_STATUS_OK && minor == 0, "minor %u for host 0", minor);
-    CHECK(entry->init(&fake_host, 7, &minor, message) == IP_STATUS_OK && minor == IP_ABI_MINOR,
+    CHECK(entry->init(&fake_host, "/plugins.d/libTemplateCoder.so", 0, &minor, message) == IP_STATUS_OK && minor == 0, "minor %u for host 0", minor);
+    CHECK(entry->init(&fake_host, "/plugins.d/libTemplateCoder.so", 7, &minor, message) == IP_STATUS_OK && minor == IP_ABI_MINOR,
           "minor %u for host 7", minor);
     host.abi_major = IP_ABI_MAJOR + 1;
-    CHECK(entry->init(&host, 0, &minor, message) == IP_STATUS_UNSUPPORTED, "another major is refused");
+    CHECK(entry->init(&host, "/plugins.d/libTemplateCoder.so", 0, &minor, message) == IP_STATUS_UNSUPPORTED, "another major is refused");
     host = fake_host;
     host.struct_size = (uint32_t)offsetof(ip_host, alloc_pixels);
-    CHECK(entry->init(&host, 0, &minor, message) == IP_STATUS_UNSUPPORTED && text[0] != 0,
+    CHECK(entry->init(&host, "/plugins.d/libTemplateCoder.so", 0, &minor, message) == IP_STATUS_UNSUPPORTED && text[0] != 0,
           "a host table without alloc_pixels is refused with a message");
-    CHECK(entry->init(&fake_host, IP_ABI_MINOR, &minor, message) == IP_STATUS_OK, "re-init with the real host");
+    CHECK(entry->init(&fake_host, "/plugins.d/libTemplateCoder.so", IP_ABI_MINOR, &minor, message) == IP_STATUS_OK, "re-init with the real host");
 }
 
 /* One hand-made stream using every op, checked against values worked out from the specification. */
@@ -508,21 +533,23 @@ static void test_limits(void) {
     uint8_t data[32];
     size_t n, size;
     ip_decode_options options = default_options();
+    ip_limits limits = no_limits();
     ip_call call = {0};
     ip_image image;
     char message[256];
     uint8_t *bytes;
 
     n = put_header(data, 5000, 5000, 4, 0) + put_end(data + 14);
-    options.limits.max_pixels = 1000000;
+    options.limits = &limits;
+    limits.max_pixels = 1000000;
     CHECK(decode(data, n, &options, &call, &image, message, 256) == IP_STATUS_LIMIT_EXCEEDED &&
               call.allocations == 0 && strstr(message, "pixel limit") != NULL,
           "max_pixels refuses before allocating: %s", message);
-    options = default_options();
-    options.limits.max_dimension = 4999;
+    limits = no_limits();
+    limits.max_dimension = 4999;
     CHECK(decode(data, n, &options, &call, &image, message, 256) == IP_STATUS_LIMIT_EXCEEDED &&
               call.allocations == 0, "max_dimension refuses before allocating: %s", message);
-    options = default_options();
+    limits = no_limits();
     n = put_header(data, 30000, 30000, 4, 0) + put_end(data + 14);
     CHECK(decode(data, n, &options, &call, &image, message, 256) == IP_STATUS_LIMIT_EXCEEDED &&
               call.allocations == 0, "the format's 400 MP limit: %s", message);
@@ -531,18 +558,26 @@ static void test_limits(void) {
               call.allocations == 0, "a pixel count past 2^32: %s", message);
 
     bytes = encode_pattern(10, 10, 0, IP_ALPHA_NONE, &size);
-    options.limits.max_input_bytes = size - 1;
+    limits.max_input_bytes = size - 1;
     CHECK(decode(bytes, size, &options, &call, &image, message, 256) == IP_STATUS_LIMIT_EXCEEDED,
           "max_input_bytes");
-    options.limits.max_input_bytes = size;
+    limits.max_input_bytes = size;
     CHECK(decode(bytes, size, &options, &call, &image, message, 256) == IP_STATUS_OK, "exactly at the limit");
 
-    /* An older host whose options end before `limits`: the plugin must not read the (garbage) limits. */
+    /* An older host whose options end before `limits`: the plugin must not follow the (garbage) pointer. */
     options = default_options();
     options.struct_size = (uint32_t)offsetof(ip_decode_options, limits);
-    options.limits.max_pixels = 1;
+    options.limits = (const ip_limits *)(uintptr_t)1;
     CHECK(decode(bytes, size, &options, &call, &image, message, 256) == IP_STATUS_OK,
           "fields past struct_size are ignored: %s", message);
+    /* An older, smaller ip_limits (before max_input_bytes): what follows its struct_size is not read. */
+    options = default_options();
+    limits = no_limits();
+    limits.struct_size = (uint32_t)offsetof(ip_limits, max_input_bytes);
+    limits.max_input_bytes = 1;
+    options.limits = &limits;
+    CHECK(decode(bytes, size, &options, &call, &image, message, 256) == IP_STATUS_OK,
+          "limits past their own struct_size are ignored: %s", message);
     CHECK(decode(bytes, size, NULL, &call, &image, message, 256) == IP_STATUS_OK, "NULL options mean defaults");
     call_end(&call);
     free(bytes);
@@ -728,7 +763,7 @@ int main(int argc, char **argv) {
     /* get_factory works before init; the coder functions need init's host table. */
     factory = entry->get_factory(IP_CODER_FACTORY_ID);
     if (factory == NULL || factory->coder_count != 1 || entry->init == NULL ||
-        entry->init(&fake_host, IP_ABI_MINOR, &minor, message) != IP_STATUS_OK) {
+        entry->init(&fake_host, "/plugins.d/libTemplateCoder.so", IP_ABI_MINOR, &minor, message) != IP_STATUS_OK) {
         fprintf(stderr, "cannot set the plugin up: %s\n", text);
         return 1;
     }

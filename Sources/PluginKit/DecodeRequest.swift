@@ -3,23 +3,14 @@ import PluginAPI
 /// Read-only conveniences over the C decode request, reading only the fields its struct_size covers.
 public struct DecodeRequestView {
     public let data: UnsafeBufferPointer<UInt8>
-    public let options: ip_decode_options
+    public let options: DecodeOptionsCopy
     public let call: OpaquePointer?
 
     public init(_ request: UnsafePointer<ip_decode_request>?) throws {
         guard let request else { throw PluginFailure.internalError("NULL decode request") }
         let raw = request.pointee
         data = UnsafeBufferPointer(start: raw.data, count: raw.data == nil ? 0 : raw.size)
-        var defaults = ip_decode_options()
-        defaults.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
-        if let given = raw.options {
-            // Copy only what the host's (possibly older) struct contains; the rest keeps its zero default.
-            let count = min(Int(given.pointee.struct_size), MemoryLayout<ip_decode_options>.size)
-            withUnsafeMutableBytes(of: &defaults) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(start: given, count: count))
-            }
-        }
-        options = defaults
+        options = DecodeOptionsCopy(raw.options)
         call = raw.call
     }
 

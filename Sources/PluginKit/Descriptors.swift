@@ -32,16 +32,16 @@ public enum Descriptors {
     public static func coder(
         id: String, name: String, version: String, format: String,
         mimeTypes: [String], extensions: [String], capabilities: UInt64, priority: Int32 = 100,
-        patterns: [MagicPattern], sniffBytes: Int = 0
+        patterns: [MagicPattern], sniffBytes: Int = 0, decodeExtensions: [String] = []
     ) -> UnsafePointer<ip_coder_descriptor> {
         let cPatterns = patterns.map { pattern in
-            ip_magic_pattern(
-                offset: UInt32(pattern.offset), length: UInt32(pattern.bytes.count),
+            StaticStorage.value(ip_magic_pattern(
+                struct_size: UInt32(MemoryLayout<ip_magic_pattern>.size), offset: UInt32(pattern.offset), length: UInt32(pattern.bytes.count),
                 bytes: StaticStorage.bytes(pattern.bytes),
                 mask: pattern.mask.map { StaticStorage.bytes($0) },
                 relevance: UInt32(pattern.relevance),
                 flags: pattern.confirmWithSniff ? UInt32(IP_MAGIC_CONFIRM_WITH_SNIFF) : 0,
-                search_range: UInt32(pattern.searchRange))
+                search_range: UInt32(pattern.searchRange)))
         }
         let descriptor = ip_coder_descriptor(
             struct_size: UInt32(MemoryLayout<ip_coder_descriptor>.size),
@@ -49,8 +49,9 @@ public enum Descriptors {
             version: StaticStorage.cString(version), format: StaticStorage.cString(format),
             mime_types: StaticStorage.cStringList(mimeTypes), extensions: StaticStorage.cStringList(extensions),
             capabilities: capabilities, priority: priority,
-            pattern_count: UInt32(cPatterns.count), patterns: StaticStorage.array(cPatterns),
-            sniff_bytes: UInt32(sniffBytes))
+            pattern_count: UInt32(cPatterns.count), patterns: StaticStorage.array(cPatterns.map { Optional($0) }),
+            sniff_bytes: UInt32(sniffBytes),
+            decode_extensions: decodeExtensions.isEmpty ? nil : StaticStorage.cStringList(decodeExtensions))
         return StaticStorage.value(descriptor)
     }
 

@@ -2,14 +2,19 @@ import PluginAPI
 
 /// Checks of what the coder's `encode` slot receives, made the same way (with the same messages) by every encoder.
 public enum EncodeInput {
-    /// The frames and the sink of an encode call: INVALID_DATA without a frame, INTERNAL without a sink that can
-    /// write.
+    /// The frames and the sink of an encode call: INVALID_DATA without a frame (or with a NULL one), INTERNAL
+    /// without a sink that can write or with an absurd struct_size. The ABI passes an array of pointers, each image
+    /// with its own struct_size; the copies here hold what each covers (the pixels stay borrowed).
     public static func check(
-        frames: UnsafePointer<ip_image>?, count: UInt32, sink: UnsafePointer<ip_byte_sink>?
-    ) throws -> (frames: UnsafePointer<ip_image>, sink: UnsafePointer<ip_byte_sink>) {
+        frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, sink: UnsafePointer<ip_byte_sink>?
+    ) throws -> (frames: [ip_image], sink: UnsafePointer<ip_byte_sink>) {
         guard let frames, count > 0 else { throw PluginFailure.invalidData("no image to encode") }
         guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
-        return (frames, sink)
+        let images = try (0..<Int(count)).map { index -> ip_image in
+            guard let image = frames[index] else { throw PluginFailure.invalidData("frame \(index) is NULL") }
+            return try ABIStruct.readValidated(image, named: "frame \(index)")
+        }
+        return (images, sink)
     }
 
     /// A borrowed RGBA8 or RGBA16 image's pixels, whether its samples are 16-bit, and that a row fits its stride.

@@ -3,12 +3,35 @@ import PluginAPI
 /// The host's service table as seen from inside a plugin.
 ///
 /// Written once by the entry's `init` (on the host thread, before any factory is used) and only read
-/// afterwards, which is why a plain global suffices here.
+/// afterwards, which is why a plain global suffices here. Every service is called with this table, the plugin's
+/// own: that is how the host knows who calls (a log line is attributed by the host, not by an ID we pass).
 nonisolated(unsafe) private var currentHost: UnsafePointer<ip_host>?
 
+/// The path the host loaded this plugin from (given to `init`), for plugins that keep data beside their .so.
+nonisolated(unsafe) private var currentPluginPath: String?
+
+/// A length in pixels as the host's placement rounds it: to the nearest integer, at least 1.
+public func roundDimension(_ value: Double) -> UInt32 {
+    if !(value >= 1) { return 1 }
+    if value > 4_294_967_295 { return UInt32.max }
+    return UInt32(value + 0.5)
+}
+
 public enum Host {
-    /// Remembers the host table; called by `PluginEntry`'s init.
-    static func attach(_ host: UnsafePointer<ip_host>?) { currentHost = host }
+    /// Remembers the host table and the plugin's path; called by `PluginEntry`'s init.
+    static func attach(_ host: UnsafePointer<ip_host>?, pluginPath: UnsafePointer<CChar>?) {
+        currentHost = host
+        currentPluginPath = pluginPath.map { String(cString: $0) }
+    }
+
+    /// The absolute path of this plugin's .so, once initialised.
+    public static var pluginPath: String? { currentPluginPath }
+
+    /// True when the host's table is at least large enough to hold the slot at `offset` (an older host may lack
+    /// slots a later minor appends; 1.0's are always there).
+    private static func has(_ host: UnsafePointer<ip_host>, slotAt offset: Int) -> Bool {
+        Int(host.pointee.struct_size) >= offset + MemoryLayout<UnsafeRawPointer>.size
+    }
 
     /// Allocates a zeroed, host-owned pixel buffer within the call's limits.
     public static func allocatePixels(
@@ -22,7 +45,7 @@ public enum Host {
         }
         var image = ip_image()
         image.struct_size = UInt32(MemoryLayout<ip_image>.size)
-        let status = alloc(call, UInt32(width), UInt32(height), ip_pixel_format(format), &image)
+        let status = alloc(host, call, UInt32(width), UInt32(height), ip_pixel_format(format), &image)
         switch status {
         case ip_status(IP_STATUS_OK): return image
         case ip_status(IP_STATUS_LIMIT_EXCEEDED):
@@ -34,22 +57,19 @@ public enum Host {
 
     /// Returns a scratch buffer early; buffers not returned are reclaimed when the call ends.
     public static func freePixels(_ call: OpaquePointer?, _ pixels: UnsafeMutablePointer<UInt8>?) {
-        guard let pixels, let free = currentHost?.pointee.free_pixels else { return }
-        free(call, pixels)
+        guard let pixels, let host = currentHost, let free = host.pointee.free_pixels else { return }
+        free(host, call, pixels)
     }
 
-    /// Host-owned bytes for data a result points to (an ICC profile); nil when the host lacks `alloc_bytes` (its
-    /// table is older) or refuses.
+    /// Host-owned bytes for data a result points to (an ICC profile); nil when the host refuses.
     public static func allocateBytes(_ call: OpaquePointer?, count: Int) -> UnsafeMutablePointer<UInt8>? {
-        guard let host = currentHost, count > 0,
-              host.pointee.struct_size >= UInt32(MemoryLayout<ip_host>.offset(of: \ip_host.alloc_bytes)! + MemoryLayout<UnsafeRawPointer>.size),
-              let alloc = host.pointee.alloc_bytes else { return nil }
-        return alloc(call, count)
+        guard let host = currentHost, count > 0, let alloc = host.pointee.alloc_bytes else { return nil }
+        return alloc(host, call, count)
     }
 
     public static func isCancelled(_ call: OpaquePointer?) -> Bool {
-        guard let check = currentHost?.pointee.is_cancelled else { return false }
-        return check(call) != 0
+        guard let host = currentHost, let check = host.pointee.is_cancelled else { return false }
+        return check(host, call) != 0
     }
 
     /// Throws `PluginFailure.cancelled` when the caller has cancelled.
@@ -57,8 +77,39 @@ public enum Host {
         if isCancelled(call) { throw PluginFailure.cancelled }
     }
 
-    public static func log(_ level: Int32, _ pluginID: String, _ message: String) {
-        guard let log = currentHost?.pointee.log else { return }
-        pluginID.withCString { id in message.withCString { text in log(ip_log_level(level), id, text) } }
+    /// One line in the host's log, which names this plugin itself.
+    public static func log(_ level: Int32, _ message: String) {
+        guard let host = currentHost, let log = host.pointee.log else { return }
+        message.withCString { text in log(host, ip_log_level(level), text) }
+    }
+
+    /// The host's placement (fit / fill / aspect-fill) of a source for a requested box: the one computation every
+    /// coder that renders at size and the host's resampler share (`ip_host.place`).
+    ///
+    /// Never fails in practice (`place` is a 1.0 slot); should the host refuse, the answer is the source's own
+    /// size, which only costs the host a resample of what the coder returns.
+    public static func place(
+        sourceWidth: Double, sourceHeight: Double, boxWidth: UInt32, boxHeight: UInt32, mode: ip_scale_mode,
+        allowUpscale: Bool
+    ) -> ip_placement {
+        let intrinsic = ip_placement(
+            struct_size: UInt32(MemoryLayout<ip_placement>.size), out_width: roundDimension(sourceWidth),
+            out_height: roundDimension(sourceHeight), scale_x: 1, scale_y: 1, offset_x: 0, offset_y: 0)
+        guard let host = currentHost, has(host, slotAt: MemoryLayout<ip_host>.offset(of: \ip_host.place)!),
+              let place = host.pointee.place else { return intrinsic }
+        var request = ip_place_request(
+            struct_size: UInt32(MemoryLayout<ip_place_request>.size), source_width: sourceWidth, source_height: sourceHeight,
+            box_width: boxWidth, box_height: boxHeight, mode: mode, flags: allowUpscale ? UInt32(IP_PLACE_ALLOW_UPSCALE) : 0)
+        var placement = ip_placement()
+        placement.struct_size = UInt32(MemoryLayout<ip_placement>.size)
+        return place(host, &request, &placement) == ip_status(IP_STATUS_OK) ? placement : intrinsic
+    }
+
+    /// `place` for a request's box and mode, with upscaling as its flags say (or `allowUpscale`, for vectors).
+    public static func place(sourceWidth: Double, sourceHeight: Double, options: DecodeOptionsCopy,
+                             allowUpscale: Bool? = nil) -> ip_placement {
+        place(sourceWidth: sourceWidth, sourceHeight: sourceHeight, boxWidth: options.thumbnail_width,
+                  boxHeight: options.thumbnail_height, mode: options.scale_mode,
+                  allowUpscale: allowUpscale ?? options.has(UInt32(IP_DECODE_ALLOW_UPSCALE)))
     }
 }

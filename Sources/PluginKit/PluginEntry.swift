@@ -42,8 +42,8 @@ public enum PluginEntry {
             id: StaticStorage.cString(id), name: StaticStorage.cString(name),
             version: StaticStorage.cString(version), vendor: StaticStorage.cString(vendor),
             description: StaticStorage.cString(description),
-            init: { host, hostMinor, pluginMinor, _ in
-                Host.attach(host)
+            init: { host, pluginPath, hostMinor, pluginMinor, _ in
+                Host.attach(host, pluginPath: pluginPath)
                 pluginMinor?.pointee = min(hostMinor, UInt32(IP_ABI_MINOR))
                 return ip_status(IP_STATUS_OK)
             },

@@ -69,6 +69,8 @@ import TestSupport
         ("BROKEN_ENCODE_CLAIM", "descriptors.sanity", "failed", "claims CAN_ENCODE but lacks encode"),
         ("BROKEN_LEAKS_FD", "process.global-state", "failed", "leaks file descriptors"),
         ("BROKEN_FOREIGN_ICC", "coder.decode", "failed", "ICC profile that alloc_bytes did not allocate"),
+        ("BROKEN_FOREIGN_HOST", "coder.decode", "failed", "alloc_pixels with a host pointer other than the one init received"),
+        ("BROKEN_TRUSTS_EXTENSIONS", "coder.newer-host", "failed", "decoded differently"),
     ])
     func eachBreakageIsReportedWithItsStatus(define: String, check: String, status: String, message: String) throws {
         // Given a plugin broken in exactly one way

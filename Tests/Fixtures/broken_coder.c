@@ -30,13 +30,12 @@ static const ip_host *g_host;
 
 static const char *const mime_types[] = {"application/x-imagepipe-broken", NULL};
 static const char *const extensions[] = {"broken", NULL};
-static const ip_magic_pattern patterns[] = {
-    {0, 7, (const uint8_t *)"BROKEN:", NULL, 100, 0, 0},
-};
+static const ip_magic_pattern pattern = {sizeof(ip_magic_pattern), 0, 7, (const uint8_t *)"BROKEN:", NULL, 100, 0, 0};
+static const ip_magic_pattern *const patterns[] = {&pattern};
 static const ip_coder_descriptor descriptor = {
     sizeof(ip_coder_descriptor), "org.imagepipe.test.broken.coder/1", "Broken coder", "1.0.0", "broken",
     mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | IP_CODER_RECOMMENDS_ISOLATION, 100,
-    1, patterns, 16,
+    1, patterns, 16, NULL,
 };
 
 static int is_mode(const ip_decode_request *request, const char *mode) {
@@ -72,7 +71,7 @@ static ip_status misbehave(const ip_decode_request *request, ip_message message)
         for (;;) spin++;
     }
     if (is_mode(request, "poll")) {
-        while (!g_host->is_cancelled(request->call)) {
+        while (!g_host->is_cancelled(g_host, request->call)) {
             struct timespec step = {0, 1000000};
             nanosleep(&step, NULL);
         }
@@ -144,7 +143,7 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
     uint32_t x, y;
     ip_status status = misbehave(request, message);
     if (status != IP_STATUS_OK) return status;
-    status = g_host->alloc_pixels(request->call, 3, 2, IP_PIXEL_RGBA8, image);
+    status = g_host->alloc_pixels(g_host, request->call, 3, 2, IP_PIXEL_RGBA8, image);
     if (status != IP_STATUS_OK) {
         say(message, "cannot allocate");
         return status;
@@ -168,7 +167,9 @@ static const ip_coder coder = {
 static const ip_coder *const coders[] = {&coder};
 static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};
 
-static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
+static ip_status plugin_init(const ip_host *host, const char *plugin_path, uint32_t host_minor, uint32_t *plugin_minor,
+                             ip_message message) {
+    (void)plugin_path;
     (void)message;
     g_host = host;
     const uint32_t built_minor = IP_ABI_MINOR;

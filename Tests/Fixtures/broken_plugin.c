@@ -13,6 +13,8 @@
  *   BROKEN_CRASH_IN_INIT        init writes through a NULL pointer (crashes whoever scans the plugin)
  *   BROKEN_HANG_IN_INIT         init never returns
  *   BROKEN_FOREIGN_ICC          decode reports an ICC profile in its own static memory, not from alloc_bytes
+ *   BROKEN_FOREIGN_HOST         decode calls alloc_pixels with a copy of the host table, not the one init received
+ *   BROKEN_TRUSTS_EXTENSIONS    decode treats any decode extension as a tint, without looking at its ID
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -41,10 +43,11 @@ static void set_message(ip_message message, const char *text) {
 
 static const char *const mime_types[] = {"image/x-imagepipe-brkn", NULL};
 static const char *const extensions[] = {"brkn", NULL};
-static const ip_magic_pattern patterns[] = {{0, 4, (const uint8_t *)"BRKN", NULL, 100, 0, 0}};
+static const ip_magic_pattern pattern = {sizeof(ip_magic_pattern), 0, 4, (const uint8_t *)"BRKN", NULL, 100, 0, 0};
+static const ip_magic_pattern *const patterns[] = {&pattern};
 static const ip_coder_descriptor descriptor = {
     sizeof(ip_coder_descriptor), BROKEN_ID ".coder/1", "Broken fixture coder", "1.0.0", "brkn",
-    mime_types, extensions, CAPABILITIES, 100, 1, patterns, 6,
+    mime_types, extensions, CAPABILITIES, 100, 1, patterns, 6, NULL,
 };
 
 /* Reads the header; OK with the size, or an error status with a message. */
@@ -90,12 +93,13 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
         set_message(message, "a brkn file has one page and one frame");
         return IP_STATUS_NOT_FOUND;
     }
-    if (options && options->limits.max_input_bytes && request->size > options->limits.max_input_bytes) {
+    const ip_limits *limits = options ? options->limits : NULL;
+    if (limits && limits->max_input_bytes && request->size > limits->max_input_bytes) {
         set_message(message, "the input exceeds max_input_bytes");
         return IP_STATUS_LIMIT_EXCEEDED;
     }
-    if (options && ((options->limits.max_pixels && (uint64_t)width * height > options->limits.max_pixels)
-                    || (options->limits.max_dimension && (width > options->limits.max_dimension || height > options->limits.max_dimension)))) {
+    if (limits && ((limits->max_pixels && (uint64_t)width * height > limits->max_pixels)
+                   || (limits->max_dimension && (width > limits->max_dimension || height > limits->max_dimension)))) {
         set_message(message, "the image exceeds the limits");
         return IP_STATUS_LIMIT_EXCEEDED;
     }
@@ -112,7 +116,14 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
 #ifdef BROKEN_LEAKS_FD
     (void)open("/dev/null", O_RDONLY);
 #endif
-    status = g_host->alloc_pixels(request->call, width, height, IP_PIXEL_RGBA8, image);
+#ifdef BROKEN_FOREIGN_HOST
+    {
+        ip_host copy = *g_host;
+        status = g_host->alloc_pixels(&copy, request->call, width, height, IP_PIXEL_RGBA8, image);
+    }
+#else
+    status = g_host->alloc_pixels(g_host, request->call, width, height, IP_PIXEL_RGBA8, image);
+#endif
     if (status != IP_STATUS_OK) {
         set_message(message, "cannot allocate the image");
         return status;
@@ -124,6 +135,9 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
             row[x * 4 + 1] = (uint8_t)y;
             row[x * 4 + 2] = 128;
             row[x * 4 + 3] = 255;
+#ifdef BROKEN_TRUSTS_EXTENSIONS
+            if (options && options->extensions) row[x * 4 + 2] = 0;  /* "tinted" by whatever extension came */
+#endif
         }
     }
 #ifdef BROKEN_WRITES_PAST_BUFFER
@@ -147,7 +161,9 @@ static const ip_coder coder = {
 static const ip_coder *const coders[] = {&coder};
 static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};
 
-static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
+static ip_status plugin_init(const ip_host *host, const char *plugin_path, uint32_t host_minor, uint32_t *plugin_minor,
+                             ip_message message) {
+    (void)plugin_path;
     (void)message;
 #ifdef BROKEN_CRASH_IN_INIT
     *(volatile int *)0 = 1;

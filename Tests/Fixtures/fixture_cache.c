@@ -188,7 +188,9 @@ static const ip_cache cache = {
 static const ip_cache *const caches[] = {&cache};
 static const ip_cache_factory factory = {sizeof(ip_cache_factory), 1, caches};
 
-static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
+static ip_status plugin_init(const ip_host *host, const char *plugin_path, uint32_t host_minor, uint32_t *plugin_minor,
+                             ip_message message) {
+    (void)plugin_path;
     const uint32_t built_minor = IP_ABI_MINOR;
     (void)host;
     (void)message;

@@ -46,13 +46,15 @@ static const ip_host *g_host;
 
 static const char *const mime_types[] = {"application/x-imagepipe-fixture", NULL};
 static const char *const extensions[] = {"fixture", NULL};
-static const ip_magic_pattern patterns[] = {
-    {0, sizeof(FIXTURE_MAGIC) - 1, (const uint8_t *)FIXTURE_MAGIC, NULL, FIXTURE_RELEVANCE, FIXTURE_PATTERN_FLAGS, 0},
+static const ip_magic_pattern pattern = {
+    sizeof(ip_magic_pattern), 0, sizeof(FIXTURE_MAGIC) - 1, (const uint8_t *)FIXTURE_MAGIC, NULL, FIXTURE_RELEVANCE,
+    FIXTURE_PATTERN_FLAGS, 0,
 };
+static const ip_magic_pattern *const patterns[] = {&pattern};
 static const ip_coder_descriptor descriptor = {
     sizeof(ip_coder_descriptor), FIXTURE_CODER_ID, "Fixture coder", "1.0.0", FIXTURE_FORMAT,
     mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | FIXTURE_EXTRA_CAPS_EARLY, FIXTURE_PRIORITY,
-    1, patterns, 16,
+    1, patterns, 16, NULL,
 };
 
 static ip_status sniff(const uint8_t *data, size_t size) {
@@ -76,7 +78,7 @@ static ip_status probe(const ip_decode_request *request, ip_image_info *info, ip
 
 static ip_status decode(const ip_decode_request *request, ip_image *image, ip_message message) {
     uint32_t x;
-    ip_status status = g_host->alloc_pixels(request->call, 2, 1, IP_PIXEL_RGBA8, image);
+    ip_status status = g_host->alloc_pixels(g_host, request->call, 2, 1, IP_PIXEL_RGBA8, image);
     if (status != IP_STATUS_OK) {
         if (message.capacity) strncpy(message.buffer, "cannot allocate", message.capacity - 1);
         return status;
@@ -133,7 +135,9 @@ static const ip_coder coder = {
 static const ip_coder *const coders[] = {CODER};
 static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};
 
-static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
+static ip_status plugin_init(const ip_host *host, const char *plugin_path, uint32_t host_minor, uint32_t *plugin_minor,
+                             ip_message message) {
+    (void)plugin_path;
 #ifdef BROKEN_INIT_FAILS
     (void)host;
     (void)host_minor;

@@ -8,10 +8,14 @@ import TestSupport
     private static let program = """
         #include "imagepipe/imagepipe.h"
         #include <stdio.h>
+        #include <string.h>
         int main(void) {
-            ip_placement p = ip_place(400.0, 200.0, 100, 100, IP_SCALE_ASPECT_FILL, 0);
-            ip_placement q = ip_place(400.0, 200.0, 0, 50, IP_SCALE_FIT, 0);
-            printf("%u %u %.3f %.3f %u %u\\n", p.out_width, p.out_height, p.scale_x, p.offset_x, q.out_width, q.out_height);
+            ip_decode_tint tint = {{sizeof(ip_decode_tint), IP_DECODE_EXTENSION_TINT, NULL}, 0xFF0000FFu, IP_TINT_TEMPLATE};
+            ip_place_request place = {sizeof(ip_place_request), 400.0, 200.0, 100, 100, IP_SCALE_ASPECT_FILL, 0};
+            ip_decode_options options;
+            memset(&options, 0, sizeof options);
+            options.extensions = &tint.head;
+            printf("%s %u %.0f\\n", options.extensions->id, (unsigned)(tint.rgba >> 24), place.source_width);
             return (int)(sizeof(ip_coder) == 0);
         }
         """
@@ -33,8 +37,7 @@ import TestSupport
         ])
         #expect(result.status == 0, "\(compiler) \(standard): \(result.stderr)")
         let run = try CommandLine.run(folder + "/check", [])
-        // aspect-fill of 400x200 into 100x100: scale 0.5, drawn 200 wide, centred → offset -50.
-        #expect(run.stdout == "100 100 0.500 -50.000 100 50\n")
+        #expect(run.stdout == "org.imagepipe.decode.tint/1 255 400\n")
     }
 
     @Test("a plugin written in C++ exports imagepipe_plugin_entry unmangled (the headers give it C linkage)")

@@ -4,13 +4,48 @@ import PluginAPI
 import Testing
 import TestSupport
 
-/// The compatibility rule, exercised by a real plugin: one built against a later minor of ABI 1 (its entry and
-/// coder tables larger than this host's, a newer `abi_minor`) loads, negotiates this host's minor, and works; the
-/// slots it appended are never read as this host's (they would trap if called).
-///
-/// The other direction — a 1.0 plugin with the smaller tables of 1.0 under a later host — needs the 1.0 layout
-/// frozen as the floor each reader accepts (issue 16); until then every reader's floor is the current layout.
+/// The compatibility rule, exercised by real plugins and the frozen 1.0 headers:
+/// - a plugin built against a later minor of ABI 1 (its entry and coder tables larger than this host's, a newer
+///   `abi_minor`) loads, negotiates this host's minor, and works; the slots it appended are never read as this
+///   host's (they would trap if called);
+/// - a plugin built against the frozen copy of the 1.0 headers (Tests/Fixtures/abi-1.0) loads and works under this
+///   host, whatever minor the live headers have reached;
+/// - every struct field and every constant of the frozen 1.0 headers has the same offset and value in the live
+///   headers, and no struct is smaller: a minor release only appends.
 @Suite struct CompatibilityKitTests {
+    static let frozenHeaders = TestPaths.repositoryRoot + "/Tests/Fixtures/abi-1.0"
+    static let liveHeaders = TestPaths.repositoryRoot + "/Sources/PluginAPI/include"
+
+    @Test("a plugin built against the frozen 1.0 headers loads and decodes under this host")
+    func frozenOnePointZeroPluginWorks() throws {
+        let folder = try PluginSandbox.directory(with: [])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FixturePlugins.build("one-zero.so", in: folder, defines: [FixturePlugins.stringDefine("FIXTURE_ID", "org.test.onezero")],
+                                 headers: Self.frozenHeaders)
+        let registry = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: nil)
+        let record = try #require(registry.records.first { $0.path.hasSuffix("/one-zero.so") })
+        #expect(record.state == .loaded, "\(record.state)")
+        #expect(record.abiVersion == "1.0")
+        let image = try PluginHost(registry: registry).coders.decode(data: Array("FIXT and some bytes".utf8))
+        #expect(image.width == 2 && image.height == 1)
+    }
+
+    @Test("the live headers keep every offset, size floor and constant of the frozen 1.0 headers")
+    func liveHeadersOnlyAppend() throws {
+        let frozen = try ABILayout.read(headers: Self.frozenHeaders)
+        let live = try ABILayout.read(headers: Self.liveHeaders)
+        #expect(frozen.fields.count > 100, "the frozen headers were parsed (\(frozen.fields.count) fields)")
+        for (field, offset) in frozen.fields.sorted(by: { $0.key < $1.key }) {
+            #expect(live.fields[field] == offset, "\(field): offset \(offset) in 1.0, \(live.fields[field].map(String.init) ?? "gone") now")
+        }
+        for (name, size) in frozen.sizes.sorted(by: { $0.key < $1.key }) {
+            #expect((live.sizes[name] ?? 0) >= size, "\(name) is \(size) bytes in 1.0 and \(live.sizes[name] ?? 0) now")
+        }
+        for (name, value) in frozen.constants.sorted(by: { $0.key < $1.key }) where name != "IP_ABI_MINOR" {
+            #expect(live.constants[name] == value, "\(name) is \(value) in 1.0 and \(live.constants[name] ?? "gone") now")
+        }
+    }
+
     @Test("a plugin built for a later minor, with larger tables, loads, speaks this host's minor and decodes")
     func newerMinorPluginWorks() throws {
         let folder = try PluginSandbox.directory(with: [])

@@ -2,12 +2,13 @@ import Foundation
 
 /// Builds the configurable C test plugin (Tests/Fixtures/fixture_plugin.c) with `cc`, one variant per call.
 public enum FixturePlugins {
-    /// Compiles a variant into `directory/name` with `-D` defines such as `"FIXTURE_MAGIC=\"ABCD\""` or `"BROKEN_INIT_FAILS"`.
+    /// Compiles a variant into `directory/name` with `-D` defines such as `"FIXTURE_MAGIC=\"ABCD\""` or `"BROKEN_INIT_FAILS"`,
+    /// against the live ABI headers or another copy of them (`headers`: a folder holding `imagepipe/`).
     @discardableResult
-    public static func build(_ name: String, in directory: String, defines: [String] = []) throws -> String {
+    public static func build(_ name: String, in directory: String, defines: [String] = [], headers: String? = nil) throws -> String {
         let output = directory + "/" + name
         let arguments = ["-std=c11", "-O0", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror",
-                         "-I", TestPaths.repositoryRoot + "/Sources/PluginAPI/include"]
+                         "-I", headers ?? (TestPaths.repositoryRoot + "/Sources/PluginAPI/include")]
             + defines.map { "-D" + $0 }
             + ["-o", output, TestPaths.repositoryRoot + "/Tests/Fixtures/fixture_plugin.c"]
         let result = try CommandLine.run("/usr/bin/cc", arguments)

@@ -13,7 +13,9 @@ public struct CoderCapabilities: OptionSet, Sendable, Hashable, Codable {
     public static let multipage = CoderCapabilities(rawValue: UInt64(IP_CODER_MULTIPAGE))
     public static let fastThumbnail = CoderCapabilities(rawValue: UInt64(IP_CODER_FAST_THUMBNAIL))
     public static let threadSafe = CoderCapabilities(rawValue: UInt64(IP_CODER_THREAD_SAFE))
-    public static let tints = CoderCapabilities(rawValue: UInt64(IP_CODER_TINTS))
+    /// Host-side, derived: the coder lists the tint extension (IP_DECODE_EXTENSION_TINT) in its descriptor, so it
+    /// applies the template tint itself. Never read from the plugin's bits (ABI bit 8 is retired).
+    public static let tints = CoderCapabilities(rawValue: 1 << 63)
     public static let scales = CoderCapabilities(rawValue: UInt64(IP_CODER_SCALES))
     public static let recommendsIsolation = CoderCapabilities(rawValue: UInt64(IP_CODER_RECOMMENDS_ISOLATION))
 
@@ -69,6 +71,8 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
     public let priority: Int
     public let patterns: [MagicPatternDescriptor]
     public let sniffBytes: Int
+    /// IDs of the decode extensions the coder honours (decode_extensions.h).
+    public let decodeExtensions: [String]
     /// The plugin that provides it.
     public let pluginID: String
 
@@ -80,14 +84,17 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
         format = try ABIReading.string(raw.format, named: "coder format", maxLength: 31).lowercased()
         mimeTypes = try ABIReading.stringList(raw.mime_types, named: "mime_types")
         extensions = try ABIReading.stringList(raw.extensions, named: "extensions").map { $0.lowercased() }
-        capabilities = CoderCapabilities(rawValue: raw.capabilities)
+        decodeExtensions = raw.decode_extensions == nil ? [] : try ABIReading.stringList(raw.decode_extensions, named: "decode_extensions")
+        var capabilities = CoderCapabilities(rawValue: raw.capabilities & ~CoderCapabilities.tints.rawValue)
+        if decodeExtensions.contains(IP_DECODE_EXTENSION_TINT) { capabilities.insert(.tints) }
+        self.capabilities = capabilities
         priority = Int(raw.priority)
         sniffBytes = Int(raw.sniff_bytes)
         guard raw.pattern_count <= 64 else { throw ABIReading.Failure("coder \(id) declares \(raw.pattern_count) magic patterns (max 64)") }
         var patterns: [MagicPatternDescriptor] = []
         for index in 0..<Int(raw.pattern_count) {
             guard let list = raw.patterns else { throw ABIReading.Failure("coder \(id): patterns is NULL") }
-            let p = list[index]
+            let p = try ABIReading.read(list[index], as: ip_magic_pattern.self, named: "coder \(id) magic pattern \(index)")
             guard p.length <= 1024, p.offset <= 65536, p.search_range <= 65536 else {
                 throw ABIReading.Failure("coder \(id): magic pattern \(index) is out of range (offset \(p.offset), length \(p.length))")
             }

@@ -3,16 +3,16 @@ import PluginAPI
 /// Reads an animation one composited frame at a time through the coder's frames_open / frames_next /
 /// frames_close slots, so a long animation is never held in memory unless the caller collects it.
 ///
-/// Owns copies of everything the ABI says must outlive frames_open (the bytes, the options and their strings).
+/// Owns copies of everything the ABI says must outlive frames_open (the bytes, the options and all they point to,
+/// the call).
 /// Not Sendable: one reader is used from one task at a time, as the ABI's per-iterator thread tag requires.
 public final class FrameReader {
     public let coder: PluginCoder
     private let options: DecodeOptions
     private let finishing: FinishingStep
     private let data: UnsafeMutableBufferPointer<UInt8>
-    private let abiOptions: UnsafeMutablePointer<ip_decode_options>
+    private let abiOptions: OwnedDecodeOptions?
     private let request: UnsafeMutablePointer<ip_decode_request>
-    private var strings: [UnsafeMutablePointer<CChar>] = []
     private var iterator: OpaquePointer?
     private let context: CallContext
     private var delivered = 0
@@ -36,23 +36,12 @@ public final class FrameReader {
         context = CallContext(limits: options.limits)
         data = .allocate(capacity: max(1, source.count))
         _ = data.initialize(from: source)
-        abiOptions = .allocate(capacity: 1)
+        let abiOptions = OwnedDecodeOptions(options)
+        self.abiOptions = abiOptions
         request = .allocate(capacity: 1)
-        let keep = { (text: String?) -> UnsafePointer<CChar>? in
-            guard let text, let copy = strdup(text) else { return nil }
-            self.strings.append(copy)
-            return UnsafePointer(copy)
-        }
-        let url = keep(options.sourceURL), password = keep(options.password)
-        options.withABI { pointer in
-            var copy = pointer.pointee
-            copy.source_url = url
-            copy.password = password
-            abiOptions.initialize(to: copy)
-        }
         request.initialize(to: ip_decode_request(
             struct_size: UInt32(MemoryLayout<ip_decode_request>.size), data: UnsafePointer(data.baseAddress), size: source.count,
-            options: UnsafePointer(abiOptions), call: context.handle))
+            options: UnsafePointer(abiOptions.pointer), call: context.handle))
         var message = MessageBuffer()
         var opened: OpaquePointer?
         let status = message.withMessage { m in coder.calling { PluginStatus(abi: open(request, &opened, m)) } }
@@ -70,7 +59,7 @@ public final class FrameReader {
         finishing = FinishingStep(options: options, capabilities: coder.descriptor.capabilities)
         context = CallContext(limits: options.limits)
         data = .allocate(capacity: 1)
-        abiOptions = .allocate(capacity: 1)
+        abiOptions = nil
         request = .allocate(capacity: 1)
         decoded = frames.reversed()
     }
@@ -85,10 +74,7 @@ public final class FrameReader {
         guard !released else { return }
         released = true
         data.deallocate()
-        abiOptions.deallocate()
         request.deallocate()
-        strings.forEach { free($0) }
-        strings = []
     }
 
     /// Cancels a frame being decoded on another thread (the plugin polls the flag).

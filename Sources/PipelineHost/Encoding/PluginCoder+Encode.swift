@@ -38,7 +38,13 @@ extension PluginCoder {
         let status = withExtendedLifetime(frames) {
             sink.withABI { abiSink in
                 message.withMessage { m in
-                    calling { PluginStatus(abi: encode(&abiFrames, UInt32(abiFrames.count), &abiOptions, context.handle, abiSink, m)) }
+                    abiFrames.withUnsafeMutableBufferPointer { images in
+                        // The ABI takes an array of pointers (so that ip_image may grow), into `images`.
+                        var pointers = (0..<images.count).map { Optional(UnsafePointer(images.baseAddress! + $0)) }
+                        return calling {
+                            PluginStatus(abi: encode(&pointers, UInt32(images.count), &abiOptions, context.handle, abiSink, m))
+                        }
+                    }
                 }
             }
         }

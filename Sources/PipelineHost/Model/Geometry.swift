@@ -1,3 +1,4 @@
+import HostGeometry
 import PluginAPI
 
 /// A size in pixels. A 0 on one side means "derived from the other side" in requests.
@@ -34,18 +35,26 @@ public enum ScaleMode: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-/// Where a source lands on the output: the shared C definition (geometry.h), so plugins and host agree.
-struct Placement {
-    let outputWidth: Int
-    let outputHeight: Int
-    let scaleX: Double
-    let scaleY: Double
-    let offsetX: Double
-    let offsetY: Double
+/// Where a source lands on the output: the host's one C definition (HostGeometry), which plugins reach through
+/// the `ip_host.place` service, so plugins and host agree.
+public struct Placement: Sendable, Equatable {
+    public let outputWidth: Int
+    public let outputHeight: Int
+    public let scaleX: Double
+    public let scaleY: Double
+    public let offsetX: Double
+    public let offsetY: Double
 
-    init(sourceWidth: Int, sourceHeight: Int, request: PixelSize?, mode: ScaleMode, allowUpscale: Bool) {
-        let p = ip_place(Double(sourceWidth), Double(sourceHeight), UInt32(request?.width ?? 0),
-                         UInt32(request?.height ?? 0), mode.abi, allowUpscale ? 1 : 0)
+    public init(sourceWidth: Int, sourceHeight: Int, request: PixelSize?, mode: ScaleMode, allowUpscale: Bool) {
+        self.init(sourceWidth: Double(sourceWidth), sourceHeight: Double(sourceHeight), request: request, mode: mode.abi,
+                  allowUpscale: allowUpscale)
+    }
+
+    /// For sources with fractional sizes (vectors) and raw ABI modes (the tester, the `place` service).
+    public init(sourceWidth: Double, sourceHeight: Double, request: PixelSize?, mode: ip_scale_mode, allowUpscale: Bool) {
+        var p = ip_placement()
+        host_geometry_place(sourceWidth, sourceHeight, UInt32(clamping: request?.width ?? 0),
+                            UInt32(clamping: request?.height ?? 0), mode, allowUpscale ? 1 : 0, &p)
         outputWidth = Int(p.out_width)
         outputHeight = Int(p.out_height)
         scaleX = p.scale_x

@@ -157,29 +157,10 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         return full
     }
 
-    /// Calls `body` with the C options; the C strings live for the duration of the call.
+    /// Calls `body` with the C options; everything they point to lives for the duration of the call.
     func withABI<R>(_ body: (UnsafePointer<ip_decode_options>) throws -> R) rethrows -> R {
-        var flags: UInt32 = 0
-        if firstFrameOnly { flags |= UInt32(IP_DECODE_FIRST_FRAME_ONLY) }
-        if template { flags |= UInt32(IP_DECODE_TEMPLATE) }
-        if allowUpscale { flags |= UInt32(IP_DECODE_ALLOW_UPSCALE) }
-        if highBitDepth { flags |= UInt32(IP_DECODE_HIGH_BIT_DEPTH) }
-        if transparentBackground { flags |= UInt32(IP_DECODE_TRANSPARENT_BACKGROUND) }
-        if ignoreOrientation { flags |= UInt32(IP_DECODE_IGNORE_ORIENTATION) }
-        if tint != nil { flags |= UInt32(IP_DECODE_HAS_TINT) }
-        return try withOptionalCString(sourceURL) { url in
-            try withOptionalCString(password) { password in
-                var options = ip_decode_options(
-                    struct_size: UInt32(MemoryLayout<ip_decode_options>.size),
-                    thumbnail_width: UInt32(clamping: thumbnailSize?.width ?? 0),
-                    thumbnail_height: UInt32(clamping: thumbnailSize?.height ?? 0),
-                    scale_mode: scaleMode.abi, flags: flags,
-                    page_index: UInt32(clamping: pageIndex), frame_index: UInt32(clamping: frameIndex),
-                    tint_rgba: tint?.packed ?? 0, threads: UInt32(clamping: threads), limits: limits.abi,
-                    source_url: url, password: password)
-                return try body(&options)
-            }
-        }
+        let owned = OwnedDecodeOptions(self)
+        return try withExtendedLifetime(owned) { try body(owned.pointer) }
     }
 }
 

@@ -13,6 +13,8 @@ import PluginAPI
 struct PluginLibrary {
     let entry: PluginEntryInfo
     let rawEntry: ip_plugin_entry
+    /// The path the plugin was loaded from, as the user named it (given to `init`).
+    let path: String
 
     enum OpenResult {
         case opened(PluginLibrary)
@@ -57,7 +59,7 @@ struct PluginLibrary {
                 version: try ABIReading.string(rawEntry.version, named: "plugin version"),
                 abiMajor: Int(rawEntry.abi_major), abiMinor: Int(rawEntry.abi_minor))
             guard rawEntry.get_factory != nil else { return .refused("entry has no get_factory", info) }
-            return .opened(PluginLibrary(entry: info, rawEntry: rawEntry))
+            return .opened(PluginLibrary(entry: info, rawEntry: rawEntry, path: path))
         } catch {
             return .refused("\(error)", nil)
         }
@@ -69,7 +71,9 @@ struct PluginLibrary {
         guard let initialize = rawEntry.`init` else { return Int(min(UInt32(IP_ABI_MINOR), rawEntry.abi_minor)) }
         var message = MessageBuffer()
         let status = message.withMessage { m in
-            PluginStatus(abi: initialize(HostServices.table, UInt32(IP_ABI_MINOR), &pluginMinor, m))
+            absolutePath.withCString { path in
+                PluginStatus(abi: initialize(HostServices.table(forPlugin: entry.id), path, UInt32(IP_ABI_MINOR), &pluginMinor, m))
+            }
         }
         guard status == .ok else {
             let text = message.text
@@ -79,6 +83,14 @@ struct PluginLibrary {
             throw ABIReading.Failure("init answered ABI minor \(pluginMinor), newer than the host's \(IP_ABI_MINOR)")
         }
         return Int(pluginMinor)
+    }
+
+    /// `path` made absolute (init promises an absolute path), symbolic links left as they are.
+    var absolutePath: String {
+        if path.hasPrefix("/") { return path }
+        guard let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 
     /// Every component's descriptor and table, validated; nothing of the plugin runs but get_factory.

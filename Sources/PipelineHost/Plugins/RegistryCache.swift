@@ -47,7 +47,7 @@ struct FileKey: Codable, Equatable {
 /// part of each file, so a new host never trusts an old host's conclusions.
 final class RegistryCache {
     private struct Contents: Codable {
-        var format = 2
+        var format = 3
         var hostABI = HostVersion.abi
         var folder = ""
         var entries: [String: Entry] = [:]

@@ -23,7 +23,7 @@ final class AVIFDecoderSession {
     /// size is refused, as avifdec does.
     static let strictFlags: avifStrictFlags = AVIF_STRICT_ALPHA_ISPE_REQUIRED.rawValue
 
-    init(data: UnsafeBufferPointer<UInt8>, options: ip_decode_options) throws {
+    init(data: UnsafeBufferPointer<UInt8>, options: DecodeOptionsCopy) throws {
         guard let base = data.baseAddress, !data.isEmpty else { throw PluginFailure.invalidData("empty input") }
         try InputLimit.check(data.count, options.limits)
         guard let decoder = avifDecoderCreate() else {
@@ -41,7 +41,7 @@ final class AVIFDecoderSession {
     /// layered ("progressive") file become frames (allowProgressive), except when the request's frame limit is
     /// below 4: libavif counts layers (at most 4 in AV1) against imageCountLimit and would refuse the file, which
     /// the one-shot decode (best layer only) does not.
-    init(stream input: AVIFStreamInput, options: ip_decode_options) throws {
+    init(stream input: AVIFStreamInput, options: DecodeOptionsCopy) throws {
         guard let decoder = avifDecoderCreate() else {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libavif could not create a decoder")
         }
@@ -62,7 +62,7 @@ final class AVIFDecoderSession {
     deinit { avifDecoderDestroy(decoder) }
 
     /// Limits, threads and strictness from the request (see README "Limits").
-    private static func configure(_ decoder: UnsafeMutablePointer<avifDecoder>, _ options: ip_decode_options) {
+    private static func configure(_ decoder: UnsafeMutablePointer<avifDecoder>, _ options: DecodeOptionsCopy) {
         let threads = options.threads > 0 ? Int(options.threads) : sysconf(Int32(_SC_NPROCESSORS_ONLN))
         decoder.pointee.maxThreads = Int32(clamping: max(1, threads))
         decoder.pointee.strictFlags = strictFlags

@@ -11,12 +11,12 @@ enum AVIFEncoding {
     static let defaultFrameMilliseconds: UInt64 = 100
 
     static func encode(
-        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let write = sink.pointee.write!
-        let images = UnsafeBufferPointer(start: frames, count: Int(count))
+        let images = frames
         let settings = AVIFEncodeSettings(options)
         let first = images[0]
         for image in images { try validate(image, sameSizeAs: first) }

@@ -20,7 +20,7 @@ import PluginKit
 /// layer of tiger_3layer_1res.avif in progressive mode ("Decoding of color planes failed"), while the one-shot
 /// decode, which asks dav1d for the best layer at once, succeeds.
 final class AVIFIncrementalDecoder {
-    private var options: ip_decode_options
+    private var options: DecodeOptionsCopy
     private let input: AVIFStreamInput
     private let session: AVIFDecoderSession
     private var parsed = false
@@ -36,7 +36,7 @@ final class AVIFIncrementalDecoder {
     /// An error already reported for these bytes; later non-final updates repeat it.
     private var failure: PluginFailure?
 
-    private init(options: ip_decode_options) throws {
+    private init(options: DecodeOptionsCopy) throws {
         self.options = options
         input = AVIFStreamInput(sizeLimit: options.limits.max_input_bytes)
         session = try AVIFDecoderSession(stream: input, options: options)

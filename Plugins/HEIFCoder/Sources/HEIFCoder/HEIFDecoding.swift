@@ -73,15 +73,14 @@ enum HEIFDecoding {
         {
             do {
                 var result = try render(thumbnail.handle, size: (thumbnail.width, thumbnail.height), wide: wide, view: view)
-                Host.log(IP_LOG_DEBUG, HEIFCoder.pluginID,
-                         "decoded embedded thumbnail \(thumbnail.width)x\(thumbnail.height) instead of \(size.width)x\(size.height) for a \(view.options.thumbnail_width)x\(view.options.thumbnail_height) request")
+                Host.log(IP_LOG_DEBUG, "decoded embedded thumbnail \(thumbnail.width)x\(thumbnail.height) instead of \(size.width)x\(size.height) for a \(view.options.thumbnail_width)x\(view.options.thumbnail_height) request")
                 result.index = UInt32(page)
                 color.write(into: &result, call: view.call)
                 ABIStruct.write(result, to: output)
                 return
             } catch let failure as PluginFailure where failure.status != ip_status(IP_STATUS_CANCELLED) {
                 // A broken thumbnail must not cost the image: fall back to the full decode.
-                Host.log(IP_LOG_INFO, HEIFCoder.pluginID, "embedded thumbnail failed (\(failure.message)); decoding the full image")
+                Host.log(IP_LOG_INFO, "embedded thumbnail failed (\(failure.message)); decoding the full image")
             }
         }
         var result = try render(image, size: size, wide: wide, view: view)
@@ -144,10 +143,7 @@ enum HEIFDecoding {
 
     /// Rejects input the limits forbid before libheif sees it.
     private static func checkInput(_ view: DecodeRequestView) throws {
-        let maxBytes = view.options.limits.max_input_bytes
-        if maxBytes > 0, UInt64(view.data.count) > maxBytes {
-            throw PluginFailure.limitExceeded("input of \(view.data.count) bytes exceeds the limit of \(maxBytes) bytes")
-        }
+        try view.checkInputSize()
         if view.data.isEmpty { throw PluginFailure.invalidData("empty input: not a HEIF file") }
     }
 }

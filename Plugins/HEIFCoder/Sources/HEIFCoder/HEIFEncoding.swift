@@ -14,7 +14,7 @@ enum HEIFEncoding {
     static let presets = ["placebo", "veryslow", "slower", "slow", "medium", "fast", "faster", "veryfast", "superfast", "ultrafast"]
 
     static func encode(
-        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)

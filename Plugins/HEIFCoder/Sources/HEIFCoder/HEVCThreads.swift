@@ -11,7 +11,7 @@ import PluginKit
 /// tile would multiply the thread count). A single coded picture gets the workers instead: libde265 decodes
 /// wavefront rows in parallel, which is what makes a 12 MP HEIC from x265 decode about 1.7x faster on 2 cores.
 enum HEVCThreads {
-    /// The request's thread count (`ip_decode_options.threads`), or every online core when it is 0.
+    /// The request's thread count (`DecodeOptionsCopy.threads`), or every online core when it is 0.
     static func count(requested: UInt32) -> Int {
         requested > 0 ? Int(min(requested, 64)) : max(1, min(64, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
     }
@@ -30,7 +30,7 @@ enum HEVCDecoderInstall {
         LibHEIF.ensureInitialised()
         let registered = ip_hevc_decoder_install() != 0
         if !registered {
-            Host.log(IP_LOG_WARNING, HEIFCoder.pluginID, "libheif refused the threaded HEVC decoder; using its own (one thread)")
+            Host.log(IP_LOG_WARNING, "libheif refused the threaded HEVC decoder; using its own (one thread)")
         }
         return registered
     }()

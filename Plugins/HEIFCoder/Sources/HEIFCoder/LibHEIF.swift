@@ -26,7 +26,7 @@ enum LibHEIF {
         let result = heif_init(nil)
         guard result.code == heif_error_Ok else {
             let text = result.message.map { String(cString: $0) } ?? "code \(result.code.rawValue)"
-            Host.log(IP_LOG_WARNING, HEIFCoder.pluginID, "heif_init reported: \(text); continuing with the built-in codecs")
+            Host.log(IP_LOG_WARNING, "heif_init reported: \(text); continuing with the built-in codecs")
             return false
         }
         return true

@@ -5,7 +5,7 @@ import PluginKit
 ///
 /// The coder does not set IP_CODER_SCALES, so the host resamples whatever decode() returns to the requested box.
 /// A thumbnail is therefore used only when that gives the same result as the full image would, up to resampling:
-/// - it covers the drawn size (`ip_place` on the full size; for aspect-fill the drawn source is larger than the
+/// - it covers the drawn size (the host's placement on the full size; for aspect-fill the drawn source is larger than the
 ///   output) in both dimensions, so nothing is upscaled;
 /// - the host's placement computed on the thumbnail's size yields the same output size as on the full size
 ///   (a thumbnail whose aspect was rounded differently would otherwise change the output by a pixel);
@@ -25,12 +25,10 @@ enum ThumbnailChoice {
         for image: HEIFHandle, size full: (width: Int, height: Int), thumbnails: [HEIFHandle],
         request view: DecodeRequestView, ignoringTransformations: Bool
     ) -> Candidate? {
-        guard let box = view.thumbnailSize, full.width > 0, full.height > 0 else { return nil }
-        let upscale: Int32 = view.has(UInt32(IP_DECODE_ALLOW_UPSCALE)) ? 1 : 0
-        let mode = view.options.scale_mode
-        let wanted = ip_place(Double(full.width), Double(full.height), UInt32(box.width), UInt32(box.height), mode, upscale)
-        let drawnWidth = Int(ip_round_dimension(Double(full.width) * wanted.scale_x))
-        let drawnHeight = Int(ip_round_dimension(Double(full.height) * wanted.scale_y))
+        guard view.thumbnailSize != nil, full.width > 0, full.height > 0 else { return nil }
+        let wanted = Host.place(sourceWidth: Double(full.width), sourceHeight: Double(full.height), options: view.options)
+        let drawnWidth = Int(roundDimension(Double(full.width) * wanted.scale_x))
+        let drawnHeight = Int(roundDimension(Double(full.height) * wanted.scale_y))
         let aspect = Double(full.width) / Double(full.height)
         let usable = thumbnails.compactMap { thumb -> Candidate? in
             let size = thumb.outputSize(ignoringTransformations: ignoringTransformations)
@@ -38,7 +36,7 @@ enum ThumbnailChoice {
                   size.width >= drawnWidth, size.height >= drawnHeight,
                   abs(Double(size.width) / Double(size.height) / aspect - 1) <= maxAspectDifference,
                   thumb.hasAlpha == image.hasAlpha else { return nil }
-            let placed = ip_place(Double(size.width), Double(size.height), UInt32(box.width), UInt32(box.height), mode, upscale)
+            let placed = Host.place(sourceWidth: Double(size.width), sourceHeight: Double(size.height), options: view.options)
             guard placed.out_width == wanted.out_width, placed.out_height == wanted.out_height else { return nil }
             return Candidate(handle: thumb, width: size.width, height: size.height)
         }

@@ -17,8 +17,7 @@ enum CurlGlobal {
             return "libcurl failed to initialise: " + String(cString: curl_easy_strerror(code))
         }
         if !isThreadSafe {
-            Host.log(IP_LOG_WARNING, "org.imagepipe.http",
-                     "libcurl was built without thread-safe global init; another library's init may race with ours")
+            Host.log(IP_LOG_WARNING, "libcurl was built without thread-safe global init; another library's init may race with ours")
         }
         return nil
     }()

@@ -59,8 +59,7 @@ final class TransferEngine: @unchecked Sendable {
         guard let raw = getenv("IMAGEPIPE_HTTP_MAX_CONNECTIONS") else { return defaultMaxHostConnections }
         let text = String(cString: raw)
         guard let value = Int(text), (1...1000).contains(value) else {
-            Host.log(IP_LOG_WARNING, "org.imagepipe.http",
-                     "IMAGEPIPE_HTTP_MAX_CONNECTIONS='\(text)' is not a number from 1 to 1000; using \(defaultMaxHostConnections)")
+            Host.log(IP_LOG_WARNING, "IMAGEPIPE_HTTP_MAX_CONNECTIONS='\(text)' is not a number from 1 to 1000; using \(defaultMaxHostConnections)")
             return defaultMaxHostConnections
         }
         return value

@@ -26,7 +26,7 @@ final class RawHTTPLoader: Sendable {
         var minor: UInt32 = 0
         var text = [CChar](repeating: 0, count: 256)
         let status = text.withUnsafeMutableBufferPointer { buffer in
-            entry.`init`?(nil, UInt32(IP_ABI_MINOR), &minor, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+            entry.`init`?(nil, folder + "/libHTTPLoader.so", UInt32(IP_ABI_MINOR), &minor, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
                 ?? ip_status(IP_STATUS_OK)
         }
         guard status == IP_STATUS_OK else { throw TestSupportError("init failed: \(cText(text))") }

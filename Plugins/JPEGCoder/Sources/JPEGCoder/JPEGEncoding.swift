@@ -14,11 +14,11 @@ enum JPEGEncoding {
 
     /// Writes frames[0] as a JPEG (a still format: further frames are ignored). Alpha is dropped.
     static func encode(
-        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
-        let image = frames.pointee
+        let image = frames[0]
         let settings = try EncodeSettings(options)
         let (pixels, input16) = try EncodeInput.rgbaLayout(image, encoder: "JPEG")
         let profile = ColorFacts(encoding: image).icc ?? []

@@ -12,9 +12,9 @@ enum JPEGIncremental {
     /// What a session keeps between updates: only the options (the host passes all bytes again each time).
     /// `@unchecked Sendable` is not needed: the ABI promises one thread at a time per decoder.
     final class Session {
-        var options: ip_decode_options
+        var options: DecodeOptionsCopy
 
-        init(_ options: ip_decode_options) { self.options = options }
+        init(_ options: DecodeOptionsCopy) { self.options = options }
     }
 
     static func open(_ given: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {

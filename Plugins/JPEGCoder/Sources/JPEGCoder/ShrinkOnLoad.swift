@@ -1,24 +1,23 @@
 import JPEGCodec
 import PluginAPI
+import PluginKit
 
 /// Shrink-on-load: the smallest libjpeg DCT scale (n/8, n = 1...8) whose output still covers what the host will
 /// draw for the request, so that the host's high-quality resampler only ever reduces.
 ///
-/// Both sizes go through `ip_place` (the one fit/fill/aspect-fill computation), once for the full displayed size and
+/// Both sizes go through the host's placement (`Host.place`, the one fit/fill/aspect-fill computation), once for the full displayed size and
 /// once for each candidate: a candidate is taken only if it is at least as large as the drawn source in both
 /// dimensions *and* the host would compute the same output size from it. So the result has exactly the size a full
 /// decode would give, whatever the mode, the rounding or `IP_DECODE_ALLOW_UPSCALE`.
 enum ShrinkOnLoad {
     static let fullScale: Int32 = 8
 
-    static func scale(for header: jpegc_info, orientation: Int32, options: ip_decode_options) -> Int32 {
+    static func scale(for header: jpegc_info, orientation: Int32, options: DecodeOptionsCopy) -> Int32 {
         guard options.thumbnail_width > 0 || options.thumbnail_height > 0 else { return fullScale }
         let transposed = jpegc_info.transposes(orientation)
-        let allowUpscale: Int32 = options.flags & UInt32(IP_DECODE_ALLOW_UPSCALE) != 0 ? 1 : 0
         func place(_ width: UInt32, _ height: UInt32) -> ip_placement {
             let (w, h) = transposed ? (height, width) : (width, height)
-            return ip_place(Double(w), Double(h), options.thumbnail_width, options.thumbnail_height,
-                            options.scale_mode, allowUpscale)
+            return Host.place(sourceWidth: Double(w), sourceHeight: Double(h), options: options)
         }
         let full = place(header.width, header.height)
         let (fullWidth, fullHeight) = header.displayedSize(orientation: orientation)

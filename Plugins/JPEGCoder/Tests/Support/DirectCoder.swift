@@ -15,26 +15,7 @@ final class DirectCoder: @unchecked Sendable {
     let coder: UnsafePointer<ip_coder>
 
     init() throws {
-        let folder = try PluginSandbox.directory(with: ["libJPEGCoder.so"])
-        guard let handle = dlopen(folder + "/libJPEGCoder.so", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            throw TestSupportError("dlopen: \(String(cString: dlerror()))")
-        }
-        guard let symbol = dlsym(handle, IP_ENTRY_SYMBOL) else { throw TestSupportError("no entry symbol") }
-        let entryFunction = unsafeBitCast(symbol, to: (@convention(c) () -> UnsafePointer<ip_plugin_entry>?).self)
-        guard let entry = entryFunction(), let initialise = entry.pointee.`init`, let factoryOf = entry.pointee.get_factory
-        else { throw TestSupportError("incomplete entry table") }
-        var minor: UInt32 = 0
-        var text = [CChar](repeating: 0, count: 256)
-        let status = text.withUnsafeMutableBufferPointer {
-            initialise(DirectCoder.host, UInt32(IP_ABI_MINOR), &minor, ip_message(buffer: $0.baseAddress, capacity: $0.count))
-        }
-        guard status == IP_STATUS_OK, let raw = factoryOf(IP_CODER_FACTORY_ID) else {
-            throw TestSupportError("init failed with \(status)")
-        }
-        let factory = raw.assumingMemoryBound(to: ip_coder_factory.self)
-        guard factory.pointee.coder_count == 1, let coder = factory.pointee.coders[0] else {
-            throw TestSupportError("expected one coder")
-        }
+        let coder = try DirectPlugin.coder("libJPEGCoder.so", host: DirectCoder.host)
         self.coder = coder
     }
 
@@ -50,12 +31,14 @@ final class DirectCoder: @unchecked Sendable {
             raw.thumbnail_width = UInt32(options.thumbnailSize?.width ?? 0)
             raw.thumbnail_height = UInt32(options.thumbnailSize?.height ?? 0)
             raw.flags = options.ignoreOrientation ? UInt32(IP_DECODE_IGNORE_ORIENTATION) : 0
-            raw.limits = ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: UInt64(options.limits.maxPixels),
+            let limits = ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: UInt64(options.limits.maxPixels),
                                    max_dimension: UInt32(options.limits.maxDimension), max_frames: 0, max_input_bytes: 0)
             var decoder: OpaquePointer?
             var text = [CChar](repeating: 0, count: 256)
-            let status = text.withUnsafeMutableBufferPointer {
-                coder.pointee.incremental_open(&raw, &decoder, ip_message(buffer: $0.baseAddress, capacity: $0.count))
+            let status = text.withUnsafeMutableBufferPointer { buffer in
+                DirectPlugin.withOptions(raw, limits: limits) {
+                    coder.pointee.incremental_open($0, &decoder, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+                }
             }
             guard status == IP_STATUS_OK, let decoder else { throw TestSupportError("incremental_open failed: \(status)") }
             self.decoder = decoder
@@ -123,31 +106,20 @@ final class DirectCoder: @unchecked Sendable {
     }
 
     /// `nonisolated(unsafe)`: initialised once, then an immutable C table.
-    nonisolated(unsafe) static let host: UnsafePointer<ip_host> = {
-        let table = UnsafeMutablePointer<ip_host>.allocate(capacity: 1)
-        table.initialize(to: ip_host(
-            struct_size: UInt32(MemoryLayout<ip_host>.size), abi_major: UInt32(IP_ABI_MAJOR), abi_minor: UInt32(IP_ABI_MINOR),
-            name: nil, version: nil,
-            alloc_pixels: { call, width, height, format, image in
-                let key = UInt(bitPattern: UnsafeRawPointer(call))
-                // Refused requests are recorded as address 0, so that every attempt is counted.
-                guard let image, format == IP_PIXEL_RGBA8, width > 0, height > 0, UInt64(width) * UInt64(height) <= 1 << 28,
-                      let pixels = calloc(Int(width) * Int(height), 4) else {
-                    allocations.withLock { $0[key, default: []].append(0) }
-                    return ip_status(IP_STATUS_LIMIT_EXCEEDED)
-                }
-                allocations.withLock { $0[key, default: []].append(UInt(bitPattern: pixels)) }
-                image.pointee.width = width
-                image.pointee.height = height
-                image.pointee.stride = width * 4
-                image.pointee.format = format
-                image.pointee.pixels = pixels.assumingMemoryBound(to: UInt8.self)
-                return ip_status(IP_STATUS_OK)
-            },
-            free_pixels: { _, _ in },
-            is_cancelled: { _ in 0 },
-            log: { _, _, _ in },
-            alloc_bytes: { _, _ in nil }))  // no colour facts from this minimal host
-        return UnsafePointer(table)
-    }()
+    nonisolated(unsafe) static let host = DirectPlugin.host(allocate: { _, call, width, height, format, image in
+        let key = UInt(bitPattern: UnsafeRawPointer(call))
+        // Refused requests are recorded as address 0, so that every attempt is counted.
+        guard let image, format == IP_PIXEL_RGBA8, width > 0, height > 0, UInt64(width) * UInt64(height) <= 1 << 28,
+              let pixels = calloc(Int(width) * Int(height), 4) else {
+            allocations.withLock { $0[key, default: []].append(0) }
+            return ip_status(IP_STATUS_LIMIT_EXCEEDED)
+        }
+        allocations.withLock { $0[key, default: []].append(UInt(bitPattern: pixels)) }
+        image.pointee.width = width
+        image.pointee.height = height
+        image.pointee.stride = width * 4
+        image.pointee.format = format
+        image.pointee.pixels = pixels.assumingMemoryBound(to: UInt8.self)
+        return ip_status(IP_STATUS_OK)
+    })
 }

@@ -14,14 +14,14 @@ nonisolated(unsafe) private let pdfDescriptor = Descriptors.coder(
     // host serialises calls. Isolation is recommended: poppler has a long history of crashes on fuzzed input,
     // and some hostile pages make it allocate gigabytes (see README).
     capabilities: UInt64(IP_CODER_CAN_DECODE) | UInt64(IP_CODER_VECTOR) | UInt64(IP_CODER_MULTIPAGE)
-        | UInt64(IP_CODER_SCALES) | UInt64(IP_CODER_FAST_THUMBNAIL) | UInt64(IP_CODER_TINTS)
-        | UInt64(IP_CODER_RECOMMENDS_ISOLATION),
+        | UInt64(IP_CODER_SCALES) | UInt64(IP_CODER_FAST_THUMBNAIL) | UInt64(IP_CODER_RECOMMENDS_ISOLATION),
     patterns: [
         MagicPattern(offset: 0, ascii: "%PDF-", relevance: 100),
         // poppler accepts the header anywhere in the first 1024 bytes: a static search, no plugin call needed.
         MagicPattern(offset: 0, ascii: "%PDF-", relevance: 60, searchRange: PDFSniffer.searchWindow - 5),
     ],
-    sniffBytes: PDFSniffer.searchWindow)
+    sniffBytes: PDFSniffer.searchWindow,
+    decodeExtensions: [IP_DECODE_EXTENSION_TINT, IP_DECODE_EXTENSION_PASSWORD])
 
 // `nonisolated(unsafe)` on the tables below: built once when the entry is first requested and never written
 // again; the host only reads them.

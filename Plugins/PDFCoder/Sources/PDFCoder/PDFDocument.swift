@@ -46,10 +46,7 @@ final class PDFDocument {
     /// page: poppler "repairs" some broken files (a truncated page tree, an absurd /Count) into documents of
     /// zero pages, which are errors here rather than a NOT_FOUND for page 1.
     static func open(_ request: DecodeRequestView) throws -> PDFDocument {
-        let limit = request.options.limits.max_input_bytes
-        if limit > 0, UInt64(request.data.count) > limit {
-            throw PluginFailure.limitExceeded("input of \(request.data.count) bytes exceeds the limit of \(limit)")
-        }
+        try request.checkInputSize()
         let document = try PDFDocument(data: request.data, password: request.options.password)
         guard document.pageCount > 0 else {
             if !hasEndMarker(request.data) {

@@ -5,7 +5,7 @@ import PluginKit
 /// Renders one page of a PDF into a host-allocated RGBA8 image.
 ///
 /// Geometry: without a requested size the page is drawn at 72 dpi (1 pt = 1 px) on a canvas of the display
-/// size rounded up, like `pdftoppm -r 72 -cropbox`. With a size, `ip_place` decides the output and scale for
+/// size rounded up, like `pdftoppm -r 72 -cropbox`. With a size, the host's placement decides the output and scale for
 /// fit / fill / aspect-fill, always with upscaling allowed: a vector page has no "native" resolution, so a
 /// caller who asks for 2000 px gets sharp 2000 px rather than a 72-dpi bitmap.
 ///
@@ -47,18 +47,17 @@ enum PDFRenderer {
         guard let box = request.thumbnailSize else {
             // Intrinsic: 1 pt = 1 px, canvas rounded up (a 19.4 pt page becomes 20 px, as with pdftoppm).
             return ip_placement(
-                out_width: clampedDimension(pageWidth.rounded(.up)),
+                struct_size: UInt32(MemoryLayout<ip_placement>.size), out_width: clampedDimension(pageWidth.rounded(.up)),
                 out_height: clampedDimension(pageHeight.rounded(.up)),
                 scale_x: 1, scale_y: 1, offset_x: 0, offset_y: 0)
         }
-        return ip_place(pageWidth, pageHeight, UInt32(box.width), UInt32(box.height), request.options.scale_mode, 1)
+        return Host.place(sourceWidth: pageWidth, sourceHeight: pageHeight, boxWidth: UInt32(box.width),
+                          boxHeight: UInt32(box.height), mode: request.options.scale_mode, allowUpscale: true)
     }
 
     /// What the pixels mean after rendering: the background rule and template tinting.
     static func outputKind(_ request: DecodeRequestView) -> CairoPixels.Output {
-        if request.has(UInt32(IP_DECODE_TEMPLATE)), request.has(UInt32(IP_DECODE_HAS_TINT)) {
-            return .template(rgba: request.options.tint_rgba)
-        }
+        if let tint = request.options.tint, tint.template { return .template(rgba: tint.rgba) }
         return request.has(UInt32(IP_DECODE_TRANSPARENT_BACKGROUND)) ? .transparent : .opaque
     }
 

@@ -11,11 +11,11 @@ enum PNGEncoding {
 
     /// Writes frames[0] as a PNG (a PNG is a still image; further frames are ignored).
     static func encode(
-        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
-        let image = frames.pointee
+        let image = frames[0]
         let settings = EncodeSettings(options)
         let (pixels, input16) = try EncodeInput.rgbaFormat(image, encoder: "PNG")
         let output16: Bool

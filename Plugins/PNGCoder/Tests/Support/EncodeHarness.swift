@@ -62,8 +62,11 @@ enum EncodeHarness {
             return withExtendedLifetime(state) {
                 text.withUnsafeMutableBufferPointer { buffer in
                     // The call handle is the state itself: the host table's is_cancelled reads it back.
-                    encode(&image, 1, &options, OpaquePointer(context), &sink,
-                           ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+                    withUnsafePointer(to: &image) { image in
+                        var frames: [UnsafePointer<ip_image>?] = [image]
+                        return encode(&frames, 1, &options, OpaquePointer(context), &sink,
+                                      ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+                    }
                 }
             }
         }
@@ -77,43 +80,17 @@ enum EncodeHarness {
     nonisolated(unsafe) private static let loadedCoder = Swift.Result<UnsafePointer<ip_coder>, any Error> { try load() }
 
     private static func load() throws -> UnsafePointer<ip_coder> {
-        let folder = try PluginSandbox.directory(with: ["libPNGCoder.so"])
-        guard let handle = dlopen(folder + "/libPNGCoder.so", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            throw TestSupportError("dlopen: \(String(cString: dlerror()))")
-        }
-        guard let symbol = dlsym(handle, IP_ENTRY_SYMBOL) else { throw TestSupportError("no entry symbol") }
-        guard let entry = unsafeBitCast(symbol, to: ip_plugin_entry_function.self)() else {
-            throw TestSupportError("entry returned NULL")
-        }
-        var minor: UInt32 = 0
-        var text = [CChar](repeating: 0, count: 256)
-        let status = text.withUnsafeMutableBufferPointer { buffer in
-            entry.pointee.`init`?(host, UInt32(IP_ABI_MINOR), &minor, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
-        }
-        guard status == nil || status == IP_STATUS_OK else { throw TestSupportError("init failed: \(String(describing: status))") }
-        guard let factory = entry.pointee.get_factory?(IP_CODER_FACTORY_ID)?.assumingMemoryBound(to: ip_coder_factory.self),
-              factory.pointee.coder_count == 1, let coder = factory.pointee.coders[0]
-        else { throw TestSupportError("expected one coder") }
-        return coder
+        try DirectPlugin.coder("libPNGCoder.so", host: host)
     }
 
     /// The host table: the plugin keeps it for the process, so it is never freed. Encoding allocates no pixels.
     /// (`nonisolated(unsafe)`: initialised once, then an immutable C table.)
-    nonisolated(unsafe) private static let host: UnsafePointer<ip_host> = {
-        let table = UnsafeMutablePointer<ip_host>.allocate(capacity: 1)
-        table.initialize(to: ip_host(
-            struct_size: UInt32(MemoryLayout<ip_host>.size), abi_major: UInt32(IP_ABI_MAJOR), abi_minor: UInt32(IP_ABI_MINOR),
-            name: nil, version: nil,
-            alloc_pixels: { _, _, _, _, _ in ip_status(IP_STATUS_LIMIT_EXCEEDED) },
-            free_pixels: { _, _ in },
-            is_cancelled: { call in
-                guard let call else { return 0 }
-                let state = Unmanaged<CallState>.fromOpaque(UnsafeRawPointer(call)).takeUnretainedValue()
-                defer { state.polls += 1 }
-                return state.polls >= state.behaviour.cancelAtPoll ? 1 : 0
-            },
-            log: { _, _, _ in },
-            alloc_bytes: { _, _ in nil }))  // no colour facts from this minimal host
-        return UnsafePointer(table)
-    }()
+    nonisolated(unsafe) private static let host = DirectPlugin.host(
+        allocate: { _, _, _, _, _, _ in ip_status(IP_STATUS_LIMIT_EXCEEDED) },
+        isCancelled: { _, call in
+            guard let call else { return 0 }
+            let state = Unmanaged<CallState>.fromOpaque(UnsafeRawPointer(call)).takeUnretainedValue()
+            defer { state.polls += 1 }
+            return state.polls >= state.behaviour.cancelAtPoll ? 1 : 0
+        })
 }

@@ -66,7 +66,7 @@ static void set_message(ip_message message, const char *text) {
 }
 
 static void log_line(ip_log_level level, const char *text) {
-    if (the_host && the_host->log) the_host->log(level, PLUGIN_ID, text);
+    if (the_host && the_host->log) the_host->log(the_host, level, text);
 }
 
 /* Parses the configuration; returns 0 on success, else writes why. */
@@ -391,7 +391,9 @@ static const ip_cache cache = {
 static const ip_cache *const caches[] = {&cache};
 static const ip_cache_factory factory = {sizeof(ip_cache_factory), 1, caches};
 
-static ip_status plugin_init(const ip_host *host, uint32_t host_minor, uint32_t *plugin_minor, ip_message message) {
+static ip_status plugin_init(const ip_host *host, const char *plugin_path, uint32_t host_minor, uint32_t *plugin_minor,
+                             ip_message message) {
+    (void)plugin_path;
     (void)message;
     the_host = host;
     *plugin_minor = host_minor < IP_ABI_MINOR ? host_minor : IP_ABI_MINOR;

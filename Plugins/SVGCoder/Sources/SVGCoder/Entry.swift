@@ -11,7 +11,7 @@ nonisolated(unsafe) let svgDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.svg/1", name: "SVG (librsvg)", version: "1.0.0", format: "svg",
     mimeTypes: ["image/svg+xml"], extensions: ["svg", "svgz"],
     capabilities: IP_CODER_CAN_DECODE | IP_CODER_VECTOR | IP_CODER_SCALES | IP_CODER_FAST_THUMBNAIL
-        | IP_CODER_TINTS | IP_CODER_RECOMMENDS_ISOLATION,
+        | IP_CODER_RECOMMENDS_ISOLATION,
     patterns: [
         // Text has no fixed magic: a "<svg" in the first 4 KiB makes the file a candidate that sniff() confirms
         // (see SVGSniffer); routing other files never opens librsvg.
@@ -23,7 +23,7 @@ nonisolated(unsafe) let svgDescriptor = Descriptors.coder(
         // coder for another gzip-based format, if it also claims a file, wins.
         MagicPattern(bytes: [0x1F, 0x8B], relevance: 30, confirmWithSniff: true),
     ],
-    sniffBytes: 4096)
+    sniffBytes: 4096, decodeExtensions: [IP_DECODE_EXTENSION_TINT])
 
 nonisolated(unsafe) let svgCoder = StaticStorage.value(ip_coder(
     struct_size: UInt32(MemoryLayout<ip_coder>.size),

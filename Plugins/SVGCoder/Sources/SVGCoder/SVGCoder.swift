@@ -35,9 +35,9 @@ enum SVGCoder {
         try Host.checkCancellation(view.call)
 
         let document = try SVGDocument(data: view.data, sourceURL: view.sourceURL)
-        let template = view.has(UInt32(IP_DECODE_TEMPLATE))
-        // Template without a tint colour draws in opaque black, like a template image with no foreground set.
-        let tint: UInt32? = view.has(UInt32(IP_DECODE_HAS_TINT)) ? view.options.tint_rgba : (template ? 0x0000_00FF : nil)
+        // The tint extension (the host sends opaque black for a template without a colour).
+        let template = view.options.tint?.template ?? false
+        let tint: UInt32? = view.options.tint?.rgba
         if let tint {
             // currentColor follows the tint. In template mode only the drawn alpha survives, so the CSS colour is
             // opaque there; the tint's alpha is applied once, by the template conversion.
@@ -73,28 +73,26 @@ enum SVGCoder {
     }
 
     /// Without a requested size: the intrinsic size rounded up, drawn at scale 1 (as rsvg-convert does).
-    /// With one: `ip_place` with upscaling always allowed, because rendering a vector larger than its nominal
+    /// With one: the host's placement with upscaling always allowed, because rendering a vector larger than its nominal
     /// size loses nothing; that is the point of asking a vector coder for a size.
     static func outputPlacement(for size: IntrinsicSize, _ view: DecodeRequestView) -> ip_placement {
         guard let box = view.thumbnailSize else {
             return ip_placement(
-                out_width: UInt32(size.pixelWidth), out_height: UInt32(size.pixelHeight),
+                struct_size: UInt32(MemoryLayout<ip_placement>.size), out_width: UInt32(size.pixelWidth), out_height: UInt32(size.pixelHeight),
                 scale_x: 1, scale_y: 1, offset_x: 0, offset_y: 0)
         }
-        return ip_place(size.width, size.height, UInt32(box.width), UInt32(box.height), view.options.scale_mode, 1)
+        return Host.place(sourceWidth: size.width, sourceHeight: size.height, boxWidth: UInt32(box.width),
+                          boxHeight: UInt32(box.height), mode: view.options.scale_mode, allowUpscale: true)
     }
 
     /// Rejects input the limits forbid, and empty input with a clearer message than the XML parser's.
     static func checkInput(_ view: DecodeRequestView) throws {
-        let maxBytes = view.options.limits.max_input_bytes
-        if maxBytes > 0, UInt64(view.data.count) > maxBytes {
-            throw PluginFailure.limitExceeded("input of \(view.data.count) bytes exceeds the limit of \(maxBytes) bytes")
-        }
+        try view.checkInputSize()
         if view.data.isEmpty { throw PluginFailure.invalidData("empty input: not an SVG document") }
     }
 }
 
 extension DecodeRequestView {
     /// options->source_url as a String, or nil.
-    var sourceURL: String? { options.source_url.map { String(cString: $0) } }
+    var sourceURL: String? { options.sourceURL }
 }

@@ -16,7 +16,7 @@ enum WebPEncoding {
     static let maxDimension = Int(WEBP_MAX_DIMENSION)
 
     static func encode(
-        frames: UnsafePointer<ip_image>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+        frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
@@ -78,7 +78,7 @@ enum WebPEncoding {
         try WebPProfileChunk.write(&encoded, icc: icc, output: output)
     }
 
-    private static func encodeAnimation(_ frames: UnsafePointer<ip_image>, count: Int, config: inout WebPConfig,
+    private static func encodeAnimation(_ frames: [ip_image], count: Int, config: inout WebPConfig,
                                         loopCount: UInt32, icc: [UInt8]?, output: WebPOutput) throws {
         var options = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&options) != 0 else { throw PluginFailure.internalError("libwebpmux version mismatch") }

@@ -11,7 +11,7 @@ import PluginKit
 /// An animated WebP cannot be decoded incrementally by libwebp: it answers NEED_MORE until the last bytes, then
 /// returns frame 0.
 final class WebPIncrementalSession {
-    private let options: ip_decode_options
+    private let options: DecodeOptionsCopy
     /// Heap-allocated: libwebp keeps a pointer to `config.output` inside the incremental decoder.
     private let config: UnsafeMutablePointer<WebPDecoderConfig>
     private var decoder: OpaquePointer?
@@ -20,7 +20,7 @@ final class WebPIncrementalSession {
     private var received = 0
     private var complete = false
 
-    private init(_ options: ip_decode_options) {
+    private init(_ options: DecodeOptionsCopy) {
         self.options = options
         config = .allocate(capacity: 1)
         config.initialize(to: WebPDecoderConfig())

@@ -13,14 +13,12 @@ final class PluginHarness {
     /// frames_open's status with the host's default limits (the iterator is closed again on success).
     func openFrames(_ bytes: [UInt8]) -> PluginStatus {
         guard let open = coder.pointee.frames_open else { return .unsupported }
-        var options = ip_decode_options()
-        options.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
-        options.limits = ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: 16384 * 16384,
-                                   max_dimension: 65535, max_frames: 10000, max_input_bytes: 512 << 20)
+        let limits = ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: 16384 * 16384,
+                               max_dimension: 65535, max_frames: 10000, max_input_bytes: 512 << 20)
         var text = [CChar](repeating: 0, count: 512)
         var iterator: OpaquePointer?
         let status = bytes.withUnsafeBufferPointer { data in
-            withUnsafePointer(to: &options) { optionsPointer in
+            DirectPlugin.withOptions(ip_decode_options(), limits: limits) { optionsPointer in
                 var request = ip_decode_request(struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
                                                 data: data.baseAddress, size: data.count, options: optionsPointer, call: nil)
                 return text.withUnsafeMutableBufferPointer { buffer in
@@ -49,7 +47,7 @@ final class IncrementalHarness {
     private var decoder: OpaquePointer?
 
     /// The host table and its allocations. Plugins keep the table pointer for the process, so it is never freed.
-    nonisolated(unsafe) private static var hostTable: UnsafeMutablePointer<ip_host>?
+    nonisolated(unsafe) private static var hostTable: UnsafePointer<ip_host>?
     nonisolated(unsafe) private static var loaded: [String: UnsafePointer<ip_coder>] = [:]
     private static let lock = NSLock()
 
@@ -66,7 +64,7 @@ final class IncrementalHarness {
         var text = [CChar](repeating: 0, count: 512)
         var opened: OpaquePointer?
         let status = text.withUnsafeMutableBufferPointer { buffer in
-            open(&options, &opened, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+            DirectPlugin.withOptions(options) { open($0, &opened, ip_message(buffer: buffer.baseAddress, capacity: buffer.count)) }
         }
         guard status == IP_STATUS_OK, let opened else { throw TestSupportError("incremental_open failed: \(status)") }
         decoder = opened
@@ -108,49 +106,25 @@ final class IncrementalHarness {
         lock.lock()
         defer { lock.unlock() }
         if let known = loaded[library] { return known }
-        // A private copy, as PluginSandbox makes, so this never touches the file the host's registry loaded.
-        let folder = try PluginSandbox.directory(with: [library])
-        guard let handle = dlopen(folder + "/" + library, RTLD_NOW | RTLD_LOCAL) else {
-            throw TestSupportError("dlopen: \(String(cString: dlerror()))")
-        }
-        guard let symbol = dlsym(handle, IP_ENTRY_SYMBOL) else { throw TestSupportError("no entry symbol") }
-        let entryFunction = unsafeBitCast(symbol, to: ip_plugin_entry_function.self)
-        guard let entry = entryFunction() else { throw TestSupportError("entry returned NULL") }
-        var pluginMinor: UInt32 = 0
-        var text = [CChar](repeating: 0, count: 256)
-        let status = text.withUnsafeMutableBufferPointer { buffer in
-            entry.pointee.`init`?(host(), UInt32(IP_ABI_MINOR), &pluginMinor, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
-        }
-        guard status == nil || status == IP_STATUS_OK else { throw TestSupportError("init failed: \(String(describing: status))") }
-        guard let factoryPointer = entry.pointee.get_factory?(IP_CODER_FACTORY_ID) else { throw TestSupportError("no coders") }
-        let factory = factoryPointer.assumingMemoryBound(to: ip_coder_factory.self)
-        guard factory.pointee.coder_count > 0, let coder = factory.pointee.coders[0] else { throw TestSupportError("no coder") }
+        let coder = try DirectPlugin.coder(library, host: host())
         loaded[library] = coder
         return coder
     }
 
-    private static func host() -> UnsafeMutablePointer<ip_host> {
+    private static func host() -> UnsafePointer<ip_host> {
         if let hostTable { return hostTable }
-        let table = UnsafeMutablePointer<ip_host>.allocate(capacity: 1)
-        table.initialize(to: ip_host(
-            struct_size: UInt32(MemoryLayout<ip_host>.size), abi_major: UInt32(IP_ABI_MAJOR), abi_minor: UInt32(IP_ABI_MINOR),
-            name: nil, version: nil,
-            alloc_pixels: { _, width, height, format, image in
-                guard let image, width > 0, height > 0 else { return ip_status(IP_STATUS_LIMIT_EXCEEDED) }
-                let bytesPerPixel = format == IP_PIXEL_RGBA16 ? 8 : 4
-                let stride = Int(width) * bytesPerPixel
-                guard let memory = calloc(stride * Int(height), 1) else { return ip_status(IP_STATUS_NO_MEMORY) }
-                image.pointee.width = width
-                image.pointee.height = height
-                image.pointee.stride = UInt32(stride)
-                image.pointee.format = format
-                image.pointee.pixels = memory.assumingMemoryBound(to: UInt8.self)
-                return ip_status(IP_STATUS_OK)
-            },
-            free_pixels: { _, pixels in free(pixels) },
-            is_cancelled: { _ in 0 },
-            log: { _, _, _ in },
-            alloc_bytes: { _, _ in nil }))  // no colour facts from this minimal host
+        let table = DirectPlugin.host(allocate: { _, _, width, height, format, image in
+            guard let image, width > 0, height > 0 else { return ip_status(IP_STATUS_LIMIT_EXCEEDED) }
+            let bytesPerPixel = format == IP_PIXEL_RGBA16 ? 8 : 4
+            let stride = Int(width) * bytesPerPixel
+            guard let memory = calloc(stride * Int(height), 1) else { return ip_status(IP_STATUS_NO_MEMORY) }
+            image.pointee.width = width
+            image.pointee.height = height
+            image.pointee.stride = UInt32(stride)
+            image.pointee.format = format
+            image.pointee.pixels = memory.assumingMemoryBound(to: UInt8.self)
+            return ip_status(IP_STATUS_OK)
+        }, free: { _, _, pixels in free(pixels) })
         hostTable = table
         return table
     }

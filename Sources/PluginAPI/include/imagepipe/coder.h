@@ -19,7 +19,10 @@ IP_EXTERN_C_BEGIN
 
 #define IP_CODER_FACTORY_ID "org.imagepipe.coders/1"
 
-/* Capability flags (ip_coder_descriptor.capabilities). The host checks them against the slots present. */
+/* Capability flags (ip_coder_descriptor.capabilities). The first four say which slots are filled, as static
+ * data the host routes by before calling anything; they are checked, not trusted: the host refuses a coder that
+ * claims one whose slots are empty (CAN_DECODE: probe + decode, CAN_ENCODE: encode, ANIMATED: frames_open/next/
+ * close, INCREMENTAL: incremental_open/update/close), and never calls a filled slot whose bit is not set. */
 #define IP_CODER_CAN_DECODE (1ull << 0)
 #define IP_CODER_CAN_ENCODE (1ull << 1)
 #define IP_CODER_ANIMATED (1ull << 2)
@@ -30,8 +33,7 @@ IP_EXTERN_C_BEGIN
 #define IP_CODER_FAST_THUMBNAIL (1ull << 6)
 /* decode/probe/frames/encode may run concurrently on several threads. Without it the host serialises calls. */
 #define IP_CODER_THREAD_SAFE (1ull << 7)
-/* Applies IP_DECODE_TEMPLATE itself; otherwise the host tints after decode. */
-#define IP_CODER_TINTS (1ull << 8)
+/* Bit 8 is retired: a coder that applies the tint lists IP_DECODE_EXTENSION_TINT in decode_extensions. */
 /* Honours thumbnail_width/height itself; otherwise the host resamples the full-size result. */
 #define IP_CODER_SCALES (1ull << 9)
 /* The coder's library is known to crash or hang on hostile input: the host should isolate it when it can. */
@@ -47,6 +49,7 @@ IP_EXTERN_C_BEGIN
  * Rationale for search_range: formats such as PDF ("%PDF-" anywhere in the first 1024 bytes) and SVG ("<svg"
  * after a prolog) can then be routed from static data, without loading the plugin to sniff. */
 typedef struct ip_magic_pattern {
+    uint32_t struct_size;
     uint32_t offset;
     uint32_t length;
     const uint8_t *bytes;
@@ -73,12 +76,15 @@ typedef struct ip_coder_descriptor {
     /* Tie-breaker between coders matching with the same relevance; higher wins; default 100. */
     int32_t priority;
     uint32_t pattern_count;
-    const ip_magic_pattern *patterns;
+    /* pattern_count pointers to static patterns (pointers, so that ip_magic_pattern may grow). */
+    const ip_magic_pattern *const *patterns;
     /* How many leading bytes sniff() wants to see (it still must cope with fewer). */
     uint32_t sniff_bytes;
+    /* NULL-terminated IDs of the decode extensions this coder honours (decode_extensions.h), or NULL for none. */
+    const char *const *decode_extensions;
 } ip_coder_descriptor;
 
-/* A decode request. Everything is borrowed for the duration of the call. */
+/* A decode request. Everything is borrowed for the duration of the call (for frames_open: until frames_close). */
 typedef struct ip_decode_request {
     uint32_t struct_size;
     const uint8_t *data;
@@ -112,7 +118,8 @@ typedef struct ip_coder {
     ip_status (*decode)(const ip_decode_request *request, ip_image *image, ip_message message);
 
     /* Animation, one frame at a time so that long animations are never all in memory.
-     * frames_open: the request (and its data) stay valid until frames_close. *iterator is plugin-owned.
+     * frames_open: the request and all it points to (data, options, extensions, call) stay valid until
+     * frames_close. *iterator is plugin-owned.
      * frames_next: writes the next composited frame (host-owned pixels) and returns OK, or END after the last.
      * frames_close: releases the iterator; NULL is ignored.
      * NULL slots when the coder is not IP_CODER_ANIMATED. [one thread at a time per iterator] */
@@ -133,9 +140,10 @@ typedef struct ip_coder {
                                     int32_t is_final, const ip_call *call, ip_image *image, ip_message message);
     void (*incremental_close)(ip_incremental_decoder *decoder);
 
-    /* Encodes frame_count images (1 for a still image) into sink. Images are borrowed. NULL when the coder
-     * is not IP_CODER_CAN_ENCODE. [thread-safe if IP_CODER_THREAD_SAFE, else host-serialised] */
-    ip_status (*encode)(const ip_image *frames, uint32_t frame_count, const ip_encode_options *options,
+    /* Encodes frame_count images (1 for a still image) into sink: an array of pointers, so that ip_image may
+     * grow. Images are borrowed. NULL when the coder is not IP_CODER_CAN_ENCODE.
+     * [thread-safe if IP_CODER_THREAD_SAFE, else host-serialised] */
+    ip_status (*encode)(const ip_image *const *frames, uint32_t frame_count, const ip_encode_options *options,
                         const ip_call *call, const ip_byte_sink *sink, ip_message message);
 } ip_coder;
 

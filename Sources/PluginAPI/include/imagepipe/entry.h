@@ -33,18 +33,20 @@ typedef struct ip_plugin_entry {
     const char *vendor;
     const char *description;
 
-    /* Called once, before any factory is used. host stays valid for the life of the process.
-     * host_abi_minor is the host's minor; the plugin writes the minor it will speak to *plugin_abi_minor.
-     * A non-OK status refuses the load (the message says why); deinit is then not called. May be NULL.
-     * [host-thread] */
-    ip_status (*init)(const ip_host *host, uint32_t host_abi_minor, uint32_t *plugin_abi_minor, ip_message message);
+    /* Called once, before any factory is used. host (this plugin's own) stays valid for the life of the process.
+     * plugin_path is the absolute path the host loaded this plugin from (borrowed for the call), for plugins
+     * that keep data beside their .so. host_abi_minor is the host's minor; the plugin writes the minor it will
+     * speak to *plugin_abi_minor. A non-OK status refuses the load (the message says why); deinit is then not
+     * called. May be NULL. [host-thread] */
+    ip_status (*init)(const ip_host *host, const char *plugin_path, uint32_t host_abi_minor,
+                      uint32_t *plugin_abi_minor, ip_message message);
     /* Called at most once, after the last use of any factory. May be NULL. [host-thread] */
     void (*deinit)(void);
     /* Returns a static factory table for a versioned ID ("org.imagepipe.coders/1"), or NULL for an ID the
      * plugin does not provide. Callable before init. [thread-safe] */
     const void *(*get_factory)(const char *factory_id);
-    /* Returns a static extension table for a versioned ID, or NULL. No extensions are defined in 1.0.
-     * [thread-safe] */
+    /* Returns a static extension table for a versioned ID, or NULL for any ID the plugin does not provide (an
+     * unknown ID is never an error). No plugin extensions are defined in 1.0. [thread-safe] */
     const void *(*get_extension)(const char *extension_id);
 } ip_plugin_entry;
 

@@ -14,6 +14,7 @@
 #include "status.h"
 #include "image.h"
 #include "options.h"
+#include "decode_extensions.h"
 #include "geometry.h"
 #include "host.h"
 #include "coder.h"

@@ -1,7 +1,8 @@
 /* imagepipe plugin ABI — decode and encode options, limits.
  *
  * Options are a versioned struct, never a key/value list: a plugin reads the fields its struct_size covers
- * and treats the rest as their documented defaults (all zero).
+ * and treats the rest as their documented defaults (all zero). Sub-structs are reached through pointers, each
+ * with its own struct_size, so any of them may grow on its own.
  */
 #ifndef IMAGEPIPE_OPTIONS_H
 #define IMAGEPIPE_OPTIONS_H
@@ -22,8 +23,7 @@ typedef int32_t ip_scale_mode;
 /* Decode flags (ip_decode_options.flags). */
 /* Decode only the first frame of an animation; frame_count in the result may then be 1. */
 #define IP_DECODE_FIRST_FRAME_ONLY (1u << 0)
-/* Template rendering: output = tint colour with the decoded alpha (SwiftUI .renderingMode(.template)). */
-#define IP_DECODE_TEMPLATE (1u << 1)
+/* Bit 1 is retired (template rendering is the tint extension, decode_extensions.h). */
 /* Allow an output larger than the intrinsic size for fit and aspect-fill. */
 #define IP_DECODE_ALLOW_UPSCALE (1u << 2)
 /* Produce IP_PIXEL_RGBA16 when the source has more than 8 bits per channel. */
@@ -32,8 +32,7 @@ typedef int32_t ip_scale_mode;
 #define IP_DECODE_TRANSPARENT_BACKGROUND (1u << 4)
 /* Do not apply orientation metadata (EXIF, irot/imir); the default is to apply it. */
 #define IP_DECODE_IGNORE_ORIENTATION (1u << 5)
-/* tint_rgba is set (a tint without IP_DECODE_TEMPLATE only sets CSS currentColor for vector coders). */
-#define IP_DECODE_HAS_TINT (1u << 6)
+/* Bit 6 is retired (the tint is the tint extension, decode_extensions.h). */
 
 /* Limits a plugin must honour before allocating. 0 means "no limit from the host" for that field. */
 typedef struct ip_limits {
@@ -48,6 +47,18 @@ typedef struct ip_limits {
     uint64_t max_input_bytes;
 } ip_limits;
 
+/* The head of every named decode extension (decode_extensions.h). Policy that only some coders take part in —
+ * template tint, a document's password — travels as a named extension rather than as fields every coder must
+ * know: a coder reads the extensions whose IDs it lists in its descriptor and skips the rest. Frozen: it never
+ * grows; struct_size is the size of the whole extension struct it heads. */
+typedef struct ip_decode_extension {
+    uint32_t struct_size;
+    /* Versioned ID, e.g. "org.imagepipe.decode.tint/1". Static. */
+    const char *id;
+    /* The next extension, or NULL. */
+    const struct ip_decode_extension *next;
+} ip_decode_extension;
+
 typedef struct ip_decode_options {
     uint32_t struct_size;
     /* Requested output box in pixels; 0 x 0 = intrinsic size; one side 0 = derived from the other. */
@@ -60,17 +71,17 @@ typedef struct ip_decode_options {
     uint32_t page_index;
     /* 0-based frame of an animation, for decode(). */
     uint32_t frame_index;
-    /* Non-premultiplied 0xRRGGBBAA, valid with IP_DECODE_HAS_TINT. */
-    uint32_t tint_rgba;
     /* Decoder threads the coder may use; 0 = the coder's default (usually all cores). */
     uint32_t threads;
-    ip_limits limits;
+    /* The limits of this request; NULL = no limits from the host. A pointer, not an embedded struct, so that
+     * ip_limits can grow without moving the fields after it. */
+    const ip_limits *limits;
     /* Where the bytes came from, as a URL (file:///abs/path for local files), or NULL when unknown.
      * A hint only: vector coders use a file: URL as the base for relative resources and must not read
      * anything for any other value. Borrowed for the duration of the call. */
     const char *source_url;
-    /* PDF user password, NUL-terminated UTF-8, or NULL. Borrowed for the duration of the call. */
-    const char *password;
+    /* Named extensions (a list), or NULL. Borrowed as the options are. */
+    const ip_decode_extension *extensions;
 } ip_decode_options;
 
 /* Encode flags (ip_encode_options.flags). */

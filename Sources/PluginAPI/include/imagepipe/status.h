@@ -44,6 +44,8 @@ typedef int32_t ip_status;
 #define IP_STATUS_END 11
 
 /* A caller-owned buffer a plugin writes its error message into.
+ * Frozen as it is and passed by value, so it has no struct_size: a by-value struct cannot grow without
+ * changing every call that passes it, and a message buffer needs nothing more than where and how much.
  * The plugin writes at most `capacity` bytes including the NUL; it may leave the buffer untouched on
  * success. `buffer` is NULL only when `capacity` is 0. */
 typedef struct ip_message {

@@ -6,6 +6,9 @@
  * (at most min(host minor, the minor it was built for)). Both sides then read only the fields that
  * exist in the smaller of the two `struct_size`s they see, and default the rest.
  *
+ * 1.0 is frozen (Sources/PluginAPI/README.md): its struct sizes are the floor every reader accepts, and a verbatim
+ * copy of its headers (Tests/Fixtures/abi-1.0) is checked against these on every test run.
+ *
  * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
  * a table from a newer or older minor without knowing which fields that minor added.
  */

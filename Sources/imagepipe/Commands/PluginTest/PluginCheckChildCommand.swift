@@ -46,6 +46,11 @@ enum PluginCheckChildCommand: Command {
         } catch {
             context.fail("\(error)")
         }
+        // Every check also checks the 1.0 host rule: each service is called with the host table the plugin was given.
+        for service in TestHost.foreignHostCalls.withLock({ $0 }) {
+            context.fail("called the host's \(service) with a host pointer other than the one init received "
+                         + "(every service takes the plugin's own ip_host)")
+        }
         CheckChannel.send("result", context.result().json)
     }
 }

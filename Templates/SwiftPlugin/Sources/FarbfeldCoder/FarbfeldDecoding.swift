@@ -27,10 +27,7 @@ enum FarbfeldDecoding {
             throw PluginFailure.notFound("farbfeld has one image; page \(view.options.page_index), frame \(view.options.frame_index) was asked for")
         }
         // Limits before memory: a header that claims 4 billion pixels costs nothing.
-        let maxInput = view.options.limits.max_input_bytes
-        if maxInput > 0, UInt64(view.data.count) > maxInput {
-            throw PluginFailure.limitExceeded("the input has \(view.data.count) bytes, more than the limit of \(maxInput)")
-        }
+        try view.checkInputSize()
         try view.checkLimits(width: header.width, height: header.height)
         guard let pixelBytes = header.pixelBytes, view.data.count - Farbfeld.headerSize >= pixelBytes else {
             throw PluginFailure.truncated("a \(header.width)x\(header.height) farbfeld image needs \(header.pixelBytes ?? Int.max) bytes "

@@ -4,12 +4,13 @@ import PluginKit
 /// encode: the host lends the image (any of RGBA8/RGBA16 with no, straight or premultiplied alpha, rows `stride`
 /// apart); the plugin writes farbfeld into the host's sink and stops at the first failed write.
 enum FarbfeldEncoding {
-    static func encode(frames: UnsafePointer<ip_image>?, count: UInt32, call: OpaquePointer?,
+    static func encode(frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, call: OpaquePointer?,
                        sink: UnsafePointer<ip_byte_sink>?) throws {
-        guard let frames, count >= 1 else { throw PluginFailure.invalidData("nothing to encode") }
-        guard let sink, let write = sink.pointee.write else { throw PluginFailure.internalError("NULL sink") }
+        // The kit's checks: at least one frame, each read within its struct_size, and a sink that can write.
+        let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
+        guard let write = sink.pointee.write else { throw PluginFailure.internalError("NULL sink") }
         // farbfeld holds one still image: an animation's first frame.
-        let image = frames.pointee
+        let image = frames[0]
         let width = Int(image.width), height = Int(image.height)
         let samples = try straightRGBA16(image)
 

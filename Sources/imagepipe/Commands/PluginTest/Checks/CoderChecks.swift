@@ -18,7 +18,7 @@ enum Applies {
 
 /// Sniffing, probing and plain decoding of the coder's samples.
 enum CoderChecks {
-    static let all: [CheckDefinition] = [sniffing, probe, decode, deterministic]
+    static let all: [CheckDefinition] = [sniffing, probe, decode, deterministic, newerHost]
 
     /// The host routes by the descriptor's patterns (+ sniff where asked): every sample must route to this coder.
     static let sniffing = CheckDefinition(id: "coder.sniffing", title: "sniffing picks this coder for its samples", scope: .coder,
@@ -150,6 +150,35 @@ enum CoderChecks {
             }
         }
         context.note("\(samples.count) sample(s) decode identically twice, at full size and 48x48")
+    }
+}
+
+extension CoderChecks {
+    /// A 1.0 plugin under a later host: longer options and limits structs (with bytes it must not read) and an
+    /// extension it cannot know give exactly the pixels of a plain request.
+    static let newerHost = CheckDefinition(id: "coder.newer-host", title: "longer option structs and unknown extensions are ignored",
+                                           scope: .coder, applies: Applies.decodes) { context in
+        let coder = try context.coder()
+        let samples = try Samples.require(context, coder)
+        var compared = 0
+        for sample in samples {
+            for (width, height) in [(0, 0), (40, 40)] {
+                let label = width == 0 ? "full size" : "\(width)x\(height)"
+                let plain = CoderUnderTest.options(width: width, height: height)
+                var dressed = plain
+                dressed.asNewerHost = true
+                let expected = coder.decode(sample.bytes, plain, label: "decode \(sample.name) at \(label)")
+                let got = coder.decode(sample.bytes, dressed, label: "decode \(sample.name) at \(label) as a newer host asks")
+                guard let a = expected.value else { continue }
+                guard let b = got.value else {
+                    context.fail("\(sample.name) at \(label): a newer host's request failed (\(got.statusText)) where a 1.0 request decoded")
+                    continue
+                }
+                compared += 1
+                if a != b { context.fail("\(sample.name) at \(label): a newer host's request decoded differently (\(a.summary) vs \(b.summary))") }
+            }
+        }
+        context.note("\(compared) decode(s) identical with 64-byte longer options and limits and an unknown extension")
     }
 }
 

@@ -1,3 +1,4 @@
+import PipelineHost
 import PluginAPI
 
 /// Decoding at thumbnail sizes, first-frame-only, and pages or frames that do not exist.
@@ -29,8 +30,8 @@ enum CoderSizeChecks {
         ]
     }
 
-    /// With IP_CODER_SCALES the output must be exactly ip_place's size; without it, an image the host can resample
-    /// to that size: at most the full size, at least the drawn size, and giving the same ip_place output.
+    /// With IP_CODER_SCALES the output must be exactly the host placement's size; without it, an image the host can
+    /// resample to that size: at most the full size, at least the drawn size, and giving the same placement.
     static let thumbnails = CheckDefinition(id: "coder.thumbnails", title: "decode at fit/fill/aspect-fill, 1x1 and larger-than-source sizes",
                                             scope: .coder, applies: Applies.decodes, timeout: { 60 + 12.0 * Double($0) }) { context in
         let coder = try context.coder()
@@ -54,17 +55,17 @@ enum CoderSizeChecks {
                 count += 1
                 context.fail(image.valueProblems(), where_)
                 // Vector coders always render at the requested size (there is no "larger than the source").
-                let wanted = ip_place(Double(sample.width), Double(sample.height), UInt32(request.width), UInt32(request.height),
-                                      request.mode, request.upscale || vector ? 1 : 0)
+                let wanted = place(Double(sample.width), Double(sample.height), request.width, request.height,
+                                   request.mode, upscale: request.upscale || vector)
                 if scales {
                     let tolerance = vector ? 1 : 0
                     if abs(image.width - Int(wanted.out_width)) > tolerance || abs(image.height - Int(wanted.out_height)) > tolerance {
-                        context.fail("\(where_): the coder SCALES but returned \(image.width)x\(image.height); ip_place gives "
+                        context.fail("\(where_): the coder SCALES but returned \(image.width)x\(image.height); the host's placement gives "
                                      + "\(wanted.out_width)x\(wanted.out_height)")
                     }
                 } else {
-                    let fromResult = ip_place(Double(image.width), Double(image.height), UInt32(request.width), UInt32(request.height),
-                                              request.mode, request.upscale ? 1 : 0)
+                    let fromResult = place(Double(image.width), Double(image.height), request.width, request.height,
+                                           request.mode, upscale: request.upscale)
                     let drawnWidth = min(sample.width, Int((Double(sample.width) * wanted.scale_x - 1e-6).rounded(.up)))
                     let drawnHeight = min(sample.height, Int((Double(sample.height) * wanted.scale_y - 1e-6).rounded(.up)))
                     if image.width > sample.width || image.height > sample.height {
@@ -84,7 +85,7 @@ enum CoderSizeChecks {
             }
         }
         context.note("\(count) decodes at \(requests(for: samples.first!).count) requested sizes on \(samples.count) sample(s) "
-                     + (scales ? "match ip_place" : "can be resampled to ip_place's size"))
+                     + (scales ? "match the host's placement" : "can be resampled to the placement's size"))
     }
 
     /// IP_DECODE_FIRST_FRAME_ONLY: OK, and the same image as frame 0.
@@ -116,7 +117,7 @@ enum CoderSizeChecks {
         let animated = coder.info.has(IP_CODER_ANIMATED)
         var tried = 0
         for sample in samples {
-            var cases: [(String, ip_decode_options, Bool)] = []
+            var cases: [(String, CoderUnderTest.Options, Bool)] = []
             for page in [sample.pageCount, sample.pageCount + 1000, Int(UInt32.max)] {
                 cases.append(("page \(page) of \(sample.pageCount)", CoderUnderTest.options(page: page), multipage))
             }
@@ -139,5 +140,15 @@ enum CoderSizeChecks {
             }
         }
         context.note("\(tried) out-of-range pages and frames refused")
+    }
+
+    /// The host's placement (the `place` service's implementation) as an ip_placement.
+    private static func place(_ width: Double, _ height: Double, _ boxWidth: Int, _ boxHeight: Int, _ mode: ip_scale_mode,
+                              upscale: Bool) -> ip_placement {
+        let p = Placement(sourceWidth: width, sourceHeight: height, request: PixelSize(width: boxWidth, height: boxHeight),
+                          mode: mode, allowUpscale: upscale)
+        return ip_placement(struct_size: UInt32(MemoryLayout<ip_placement>.size), out_width: UInt32(p.outputWidth),
+                            out_height: UInt32(p.outputHeight), scale_x: p.scaleX, scale_y: p.scaleY,
+                            offset_x: p.offsetX, offset_y: p.offsetY)
     }
 }

@@ -135,10 +135,23 @@ enum DescriptorChecks {
         if !has(IP_CODER_INCREMENTAL) && coder.incremental_open != nil {
             context.warn("\(named) has incremental slots but does not claim INCREMENTAL")
         }
-        if (has(IP_CODER_SCALES) || has(IP_CODER_TINTS) || has(IP_CODER_ANIMATED)) && !has(IP_CODER_CAN_DECODE) {
-            context.fail("\(named) claims decoding features (SCALES, TINTS or ANIMATED) without CAN_DECODE")
+        if (has(IP_CODER_SCALES) || has(IP_CODER_ANIMATED)) && !has(IP_CODER_CAN_DECODE) {
+            context.fail("\(named) claims decoding features (SCALES or ANIMATED) without CAN_DECODE")
         }
-        checkUnknownBits(caps, known: (1 << 11) - 1, named, context)
+        if caps & (1 << 8) != 0 {
+            context.warn("\(named) sets the retired bit 8 (TINTS before 1.0's freeze): list IP_DECODE_EXTENSION_TINT in decode_extensions")
+        }
+        checkUnknownBits(caps, known: ((1 << 11) - 1) & ~(1 << 8), named, context)
+        if d.decode_extensions != nil {
+            var index = 0
+            while let item = d.decode_extensions![index], index < 64 {
+                let id = String(cString: item)
+                if !id.contains(".") || !id.contains("/") { context.fail("\(named): decode extension '\(id)' is not a versioned reverse-DNS ID") }
+                if !has(IP_CODER_CAN_DECODE) { context.warn("\(named) lists decode extension \(id) but does not decode") }
+                index += 1
+            }
+            if index >= 64 { context.fail("\(named): decode_extensions has more than 64 entries or lacks its NULL terminator") }
+        }
 
         // Magic patterns.
         guard d.pattern_count <= 64 else { context.fail("\(named) declares \(d.pattern_count) magic patterns (at most 64)"); return id }
@@ -148,8 +161,14 @@ enum DescriptorChecks {
         }
         if d.sniff_bytes > 65536 { context.warn("\(named) sniff_bytes \(d.sniff_bytes) is over 64 KiB") }
         for p in 0..<Int(d.pattern_count) {
-            let pattern = d.patterns![p]
             let where_ = "\(named) magic pattern \(p)"
+            guard let pointer = d.patterns![p] else { context.fail("\(where_) is NULL"); continue }
+            let declared = Int(pointer.pointee.struct_size)
+            guard declared >= MemoryLayout<ip_magic_pattern>.size, declared <= Int(IP_MAX_STRUCT_SIZE) else {
+                context.fail("\(where_): struct_size \(declared) is not between the 1.0 size \(MemoryLayout<ip_magic_pattern>.size) and \(IP_MAX_STRUCT_SIZE)")
+                continue
+            }
+            let pattern = pointer.pointee
             if pattern.length > 1024 { context.fail("\(where_): length \(pattern.length) is over 1024") }
             if pattern.offset > 65536 || pattern.search_range > 65536 {
                 context.fail("\(where_): offset \(pattern.offset) or search_range \(pattern.search_range) is over 65536")

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PluginAPI
 
 /// One coder of the plugin under test, called through its C table with `TestHost` services. Every call runs under
@@ -20,21 +23,58 @@ struct CoderUnderTest: @unchecked Sendable {
         var statusText: String { StatusName.of(status) + (message.isEmpty ? "" : ": \(message)") }
     }
 
+    /// Decode options as the checks build them: the C struct and the limits its pointer will point to.
+    struct Options {
+        var raw: ip_decode_options
+        var limits: ip_limits
+        /// Dress the options as a later host would send them: the options and limits structs 64 bytes longer than
+        /// this minor's (struct_size says so, the tail is 0xAB), and an extension the plugin cannot know in the
+        /// chain. A 1.0 plugin must read only what it knows and decode exactly as without.
+        var asNewerHost = false
+
+        /// Runs `body` with the C options, their `limits` pointing to a copy valid for the call.
+        func withABI<R>(_ body: (UnsafeMutablePointer<ip_decode_options>) -> R) -> R {
+            let tail = asNewerHost ? 64 : 0
+            let limitsBytes = MemoryLayout<ip_limits>.size + tail, optionsBytes = MemoryLayout<ip_decode_options>.size + tail
+            let limitsCopy = UnsafeMutableRawPointer.allocate(byteCount: limitsBytes, alignment: 16)
+            let optionsCopy = UnsafeMutableRawPointer.allocate(byteCount: optionsBytes, alignment: 16)
+            let unknownID = strdup("org.imagepipe.test.unknown-extension/1")!
+            let unknown = UnsafeMutableRawPointer.allocate(byteCount: 96, alignment: 16)
+            defer { limitsCopy.deallocate(); optionsCopy.deallocate(); free(unknownID); unknown.deallocate() }
+            limitsCopy.initializeMemory(as: UInt8.self, repeating: 0xAB, count: limitsBytes)
+            optionsCopy.initializeMemory(as: UInt8.self, repeating: 0xAB, count: optionsBytes)
+            unknown.initializeMemory(as: UInt8.self, repeating: 0xCD, count: 96)
+            var limits = self.limits
+            limits.struct_size = UInt32(limitsBytes)
+            limitsCopy.storeBytes(of: limits, as: ip_limits.self)
+            var options = raw
+            options.limits = UnsafePointer(limitsCopy.assumingMemoryBound(to: ip_limits.self))
+            if asNewerHost {
+                options.struct_size = UInt32(optionsBytes)
+                unknown.storeBytes(of: ip_decode_extension(struct_size: 96, id: UnsafePointer(unknownID), next: raw.extensions),
+                                   as: ip_decode_extension.self)
+                options.extensions = UnsafePointer(unknown.assumingMemoryBound(to: ip_decode_extension.self))
+            }
+            optionsCopy.storeBytes(of: options, as: ip_decode_options.self)
+            return body(optionsCopy.assumingMemoryBound(to: ip_decode_options.self))
+        }
+    }
+
     /// Options with every field set explicitly (struct_size covers all of them).
     static func options(width: Int = 0, height: Int = 0, mode: Int32 = IP_SCALE_FIT, flags: UInt32 = 0, page: Int = 0, frame: Int = 0,
-                        limits: ip_limits = TestCall.defaultLimits) -> ip_decode_options {
-        ip_decode_options(struct_size: UInt32(MemoryLayout<ip_decode_options>.size), thumbnail_width: UInt32(width),
-                          thumbnail_height: UInt32(height), scale_mode: mode, flags: flags, page_index: UInt32(page),
-                          frame_index: UInt32(frame), tint_rgba: 0, threads: 0, limits: limits, source_url: nil, password: nil)
+                        limits: ip_limits = TestCall.defaultLimits) -> Options {
+        Options(raw: ip_decode_options(struct_size: UInt32(MemoryLayout<ip_decode_options>.size), thumbnail_width: UInt32(width),
+                                       thumbnail_height: UInt32(height), scale_mode: mode, flags: flags, page_index: UInt32(page),
+                                       frame_index: UInt32(frame), threads: 0, limits: nil, source_url: nil, extensions: nil),
+                limits: limits)
     }
 
     /// Runs `body` with a request over a guarded, read-only copy of `data`.
-    private func withRequest<R>(_ data: [UInt8], _ options: ip_decode_options, _ call: TestCall,
+    private func withRequest<R>(_ data: [UInt8], _ options: Options, _ call: TestCall,
                                 _ body: (UnsafePointer<ip_decode_request>) -> R) -> R {
         let input = GuardedMemory.input(data)
         defer { if let input { GuardedMemory.release(input) } }
-        var options = options
-        return withUnsafePointer(to: &options) { optionsPointer in
+        return options.withABI { optionsPointer in
             var request = ip_decode_request(struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
                                             data: input.map { UnsafePointer($0.buffer) }, size: data.count,
                                             options: optionsPointer, call: call.handle)
@@ -49,7 +89,7 @@ struct CoderUnderTest: @unchecked Sendable {
         return Watchdog.guarding(label, limit: callLimit) { sniff(input.map { UnsafePointer($0.buffer) }, data.count) }
     }
 
-    func probe(_ data: [UInt8], _ options: ip_decode_options = options(), label: String) -> Outcome<ip_image_info> {
+    func probe(_ data: [UInt8], _ options: Options = options(), label: String) -> Outcome<ip_image_info> {
         guard let probe = table.probe else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no probe slot") }
         let call = TestCall(limits: options.limits)
         var info = ip_image_info()
@@ -67,7 +107,7 @@ struct CoderUnderTest: @unchecked Sendable {
         return outcome
     }
 
-    func decode(_ data: [UInt8], _ options: ip_decode_options = options(), call: TestCall? = nil, label: String) -> Outcome<DecodedImage> {
+    func decode(_ data: [UInt8], _ options: Options = options(), call: TestCall? = nil, label: String) -> Outcome<DecodedImage> {
         guard let decode = table.decode else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no decode slot") }
         let call = call ?? TestCall(limits: options.limits)
         var image = ip_image()
@@ -123,7 +163,7 @@ struct CoderUnderTest: @unchecked Sendable {
     }
 
     /// Every frame through frames_open/next/close, up to `maximum` frames.
-    func frames(_ data: [UInt8], _ options: ip_decode_options = options(), maximum: Int, label: String)
+    func frames(_ data: [UInt8], _ options: Options = options(), maximum: Int, label: String)
         -> Outcome<[DecodedImage]> {
         guard let open = table.frames_open, let next = table.frames_next, let close = table.frames_close else {
             return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no frames slots")
@@ -168,16 +208,15 @@ struct CoderUnderTest: @unchecked Sendable {
     }
 
     /// Incremental decoding: `chunks` are the sizes of the successive arrivals; returns the final image.
-    func incremental(_ data: [UInt8], chunks: [Int], _ options: ip_decode_options = options(), label: String) -> Outcome<DecodedImage> {
+    func incremental(_ data: [UInt8], chunks: [Int], _ options: Options = options(), label: String) -> Outcome<DecodedImage> {
         guard let open = table.incremental_open, let update = table.incremental_update, let close = table.incremental_close else {
             return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no incremental slots")
         }
-        var options = options
         var decoder: OpaquePointer?
         var message = [CChar](repeating: 0, count: 1024)
         let status = message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding("\(label): incremental_open", limit: callLimit) {
-                open(&options, &decoder, ip_message(buffer: m.baseAddress, capacity: m.count))
+                options.withABI { open($0, &decoder, ip_message(buffer: m.baseAddress, capacity: m.count)) }
             }
         }
         guard status == IP_STATUS_OK else {
@@ -245,14 +284,19 @@ struct CoderUnderTest: @unchecked Sendable {
         // Each frame's pixels in a guarded, read-only buffer: an encoder must not write into a borrowed image.
         let blocks = frames.map { GuardedMemory.input($0.pixels) }
         defer { blocks.forEach { if let block = $0 { GuardedMemory.release(block) } } }
-        var images = zip(frames, blocks).map { frame, block -> ip_image in
+        let images = zip(frames, blocks).map { frame, block -> ip_image in
             var image = frame.image
             image.pixels = block?.buffer
             return image
         }
         let status = message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding(label, limit: callLimit) {
-                encode(&images, UInt32(images.count), &options, call.handle, &byteSink, ip_message(buffer: m.baseAddress, capacity: m.count))
+                images.withUnsafeBufferPointer { images in
+                    // The ABI takes an array of pointers (so that ip_image may grow).
+                    var pointers = (0..<images.count).map { Optional(images.baseAddress! + $0) }
+                    return encode(&pointers, UInt32(images.count), &options, call.handle, &byteSink,
+                                  ip_message(buffer: m.baseAddress, capacity: m.count))
+                }
             }
         }
         var outcome = Outcome(status: status, message: ABICopy.text(message), value: sink.bytes)

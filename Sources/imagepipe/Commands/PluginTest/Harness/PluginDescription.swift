@@ -60,7 +60,8 @@ struct PluginDescription: Codable, Sendable {
             var patterns: [Pattern] = []
             if let list = d.patterns, d.pattern_count <= 64 {
                 for index in 0..<Int(d.pattern_count) {
-                    let p = list[index]
+                    guard let pointer = list[index], let p = try? ABICopy.read(pointer, as: ip_magic_pattern.self,
+                                                                                named: "ip_magic_pattern") else { continue }
                     let length = Int(min(p.length, 1024))
                     patterns.append(Pattern(
                         offset: Int(p.offset),

@@ -18,29 +18,50 @@ enum TestHost {
             abi_major: UInt32(IP_ABI_MAJOR), abi_minor: UInt32(IP_ABI_MINOR),
             name: strdup("imagepipe plugin test").map { UnsafePointer($0) },
             version: strdup(HostVersion.string).map { UnsafePointer($0) },
-            alloc_pixels: { call, width, height, format, image in
+            host_data: nil,
+            get_extension: { host, _ in
+                TestHost.checkHost(host, "get_extension")
+                return nil
+            },
+            alloc_pixels: { host, call, width, height, format, image in
+                TestHost.checkHost(host, "alloc_pixels")
                 guard let image, let context = TestCall.from(call) else { return ip_status(IP_STATUS_INTERNAL) }
                 return context.allocate(width: width, height: height, format: format, into: image)
             },
-            free_pixels: { call, pixels in
+            free_pixels: { host, call, pixels in
+                TestHost.checkHost(host, "free_pixels")
                 guard let pixels, let context = TestCall.from(call) else { return }
                 context.release(pixels)
             },
-            is_cancelled: { call in
+            is_cancelled: { host, call in
+                TestHost.checkHost(host, "is_cancelled")
                 guard let context = TestCall.from(call) else { return 0 }
                 return context.poll() ? 1 : 0
             },
-            log: { level, pluginID, message in
-                let id = pluginID.map { String(cString: $0) } ?? "?"
+            log: { host, level, message in
+                TestHost.checkHost(host, "log")
                 let text = message.map { String(cString: $0) } ?? ""
-                TestHost.logLines.withLock { $0.append("[\(id)] level \(level): \(text)") }
+                TestHost.logLines.withLock { $0.append("level \(level): \(text)") }
             },
-            alloc_bytes: { call, size in
+            alloc_bytes: { host, call, size in
+                TestHost.checkHost(host, "alloc_bytes")
                 guard let context = TestCall.from(call) else { return nil }
                 return context.allocate(bytes: size)
+            },
+            place: { host, request, placement in
+                TestHost.checkHost(host, "place")
+                return HostServices.placeService(request, placement)
             }))
         return UnsafePointer(pointer)
     }()
+
+    /// Services called with a host pointer other than the table the plugin was given (the ABI: every service gets
+    /// the `ip_host` it was reached through), by service name.
+    static let foreignHostCalls = Mutex<[String]>([])
+
+    static func checkHost(_ host: UnsafePointer<ip_host>?, _ service: String) {
+        if host != table { foreignHostCalls.withLock { if !$0.contains(service) { $0.append(service) } } }
+    }
 
     /// What plugins logged (the global-state check shows it; nothing is printed).
     static let logLines = Mutex<[String]>([])

@@ -1,0 +1,29 @@
+/* imagepipe plugin ABI — version numbers and the negotiation rule.
+ *
+ * Rule: a plugin loads only when its abi_major equals the host's. abi_minor only grows; a minor
+ * release appends fields to the end of structs and slots to the end of tables, never reorders or
+ * removes. The host states its minor in init(); the plugin answers with the minor it will speak
+ * (at most min(host minor, the minor it was built for)). Both sides then read only the fields that
+ * exist in the smaller of the two `struct_size`s they see, and default the rest.
+ *
+ * 1.0 is frozen (Sources/PluginAPI/README.md): its struct sizes are the floor every reader accepts, and a verbatim
+ * copy of its headers (Tests/Fixtures/abi-1.0) is checked against these on every test run.
+ *
+ * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
+ * a table from a newer or older minor without knowing which fields that minor added.
+ */
+#ifndef IMAGEPIPE_VERSION_H
+#define IMAGEPIPE_VERSION_H
+#include "export.h"
+
+IP_EXTERN_C_BEGIN
+
+#define IP_ABI_MAJOR 1
+#define IP_ABI_MINOR 0
+
+/* Largest struct_size a reader accepts before declaring a table corrupt. */
+#define IP_MAX_STRUCT_SIZE 4096
+
+IP_EXTERN_C_END
+
+#endif
