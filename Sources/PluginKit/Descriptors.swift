@@ -27,13 +27,15 @@ public struct MagicPattern: Sendable {
     }
 }
 
-/// Builders for the static descriptor tables of the ABI.
+/// Builders for the static descriptor tables of the ABI. A coder's capabilities that say which slots are filled
+/// (CAN_DECODE, CAN_ENCODE, ANIMATED, INCREMENTAL) are set by `CoderTable.make` from its implementations; the
+/// rest (VECTOR, SCALES, THREAD_SAFE, ...) are given here.
 public enum Descriptors {
     public static func coder(
         id: String, name: String, version: String, format: String,
         mimeTypes: [String], extensions: [String], capabilities: UInt64, priority: Int32 = 100,
         patterns: [MagicPattern], sniffBytes: Int = 0, decodeExtensions: [String] = []
-    ) -> UnsafePointer<ip_coder_descriptor> {
+    ) -> StaticTable<ip_coder_descriptor> {
         let cPatterns = patterns.map { pattern in
             StaticStorage.value(ip_magic_pattern(
                 struct_size: UInt32(MemoryLayout<ip_magic_pattern>.size), offset: UInt32(pattern.offset), length: UInt32(pattern.bytes.count),
@@ -52,25 +54,25 @@ public enum Descriptors {
             pattern_count: UInt32(cPatterns.count), patterns: StaticStorage.array(cPatterns.map { Optional($0) }),
             sniff_bytes: UInt32(sniffBytes),
             decode_extensions: decodeExtensions.isEmpty ? nil : StaticStorage.cStringList(decodeExtensions))
-        return StaticStorage.value(descriptor)
+        return StaticTable(StaticStorage.value(descriptor))
     }
 
     public static func loader(
         id: String, name: String, version: String, schemes: [String], capabilities: UInt64, priority: Int32 = 100
-    ) -> UnsafePointer<ip_loader_descriptor> {
-        StaticStorage.value(ip_loader_descriptor(
+    ) -> StaticTable<ip_loader_descriptor> {
+        StaticTable(StaticStorage.value(ip_loader_descriptor(
             struct_size: UInt32(MemoryLayout<ip_loader_descriptor>.size),
             id: StaticStorage.cString(id), name: StaticStorage.cString(name),
             version: StaticStorage.cString(version), schemes: StaticStorage.cStringList(schemes),
-            capabilities: capabilities, priority: priority))
+            capabilities: capabilities, priority: priority)))
     }
 
     public static func cache(
         id: String, name: String, version: String, capabilities: UInt64, priority: Int32 = 100
-    ) -> UnsafePointer<ip_cache_descriptor> {
-        StaticStorage.value(ip_cache_descriptor(
+    ) -> StaticTable<ip_cache_descriptor> {
+        StaticTable(StaticStorage.value(ip_cache_descriptor(
             struct_size: UInt32(MemoryLayout<ip_cache_descriptor>.size),
             id: StaticStorage.cString(id), name: StaticStorage.cString(name),
-            version: StaticStorage.cString(version), capabilities: capabilities, priority: priority))
+            version: StaticStorage.cString(version), capabilities: capabilities, priority: priority)))
     }
 }

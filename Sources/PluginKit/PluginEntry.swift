@@ -7,30 +7,31 @@ nonisolated(unsafe) private var factoryTable: [(id: String, table: UnsafeRawPoin
 /// Builds the static `ip_plugin_entry` table of a Swift plugin.
 ///
 /// Each plugin links its own copy of PluginKit, so these globals are per plugin. The plugin exports the
-/// entry with `@_cdecl("imagepipe_plugin_entry")` returning `PluginEntry.make(...)` stored in a static let.
+/// entry with `@_cdecl("imagepipe_plugin_entry")` returning the `pointer` of `PluginEntry.make(...)`, kept in a
+/// global `let` (Swift initialises it once, thread-safely, on first use).
 public enum PluginEntry {
     public static func make(
         id: String, name: String, version: String, vendor: String = "imagepipe", description: String,
-        coders: [UnsafePointer<ip_coder>] = [],
-        loaders: [UnsafePointer<ip_loader>] = [],
-        caches: [UnsafePointer<ip_cache>] = []
-    ) -> UnsafePointer<ip_plugin_entry> {
+        coders: [StaticTable<ip_coder>] = [],
+        loaders: [StaticTable<ip_loader>] = [],
+        caches: [StaticTable<ip_cache>] = []
+    ) -> StaticTable<ip_plugin_entry> {
         if !coders.isEmpty {
-            let list = StaticStorage.array(coders.map { Optional($0) })
+            let list = StaticStorage.array(coders.map { Optional($0.pointer) })
             let factory = ip_coder_factory(
                 struct_size: UInt32(MemoryLayout<ip_coder_factory>.size),
                 coder_count: UInt32(coders.count), coders: list)
             factoryTable.append((IP_CODER_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
         }
         if !loaders.isEmpty {
-            let list = StaticStorage.array(loaders.map { Optional($0) })
+            let list = StaticStorage.array(loaders.map { Optional($0.pointer) })
             let factory = ip_loader_factory(
                 struct_size: UInt32(MemoryLayout<ip_loader_factory>.size),
                 loader_count: UInt32(loaders.count), loaders: list)
             factoryTable.append((IP_LOADER_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
         }
         if !caches.isEmpty {
-            let list = StaticStorage.array(caches.map { Optional($0) })
+            let list = StaticStorage.array(caches.map { Optional($0.pointer) })
             let factory = ip_cache_factory(
                 struct_size: UInt32(MemoryLayout<ip_cache_factory>.size),
                 cache_count: UInt32(caches.count), caches: list)
@@ -54,6 +55,6 @@ public enum PluginEntry {
                 return factoryTable.first(where: { $0.id == wanted })?.table
             },
             get_extension: { _ in nil })
-        return StaticStorage.value(entry)
+        return StaticTable(StaticStorage.value(entry))
     }
 }

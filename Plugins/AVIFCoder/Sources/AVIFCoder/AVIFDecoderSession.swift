@@ -25,7 +25,6 @@ final class AVIFDecoderSession {
 
     init(data: UnsafeBufferPointer<UInt8>, options: DecodeOptionsCopy) throws {
         guard let base = data.baseAddress, !data.isEmpty else { throw PluginFailure.invalidData("empty input") }
-        try InputLimit.check(data.count, options.limits)
         guard let decoder = avifDecoderCreate() else {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libavif could not create a decoder")
         }

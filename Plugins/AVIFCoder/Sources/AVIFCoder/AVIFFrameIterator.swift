@@ -17,29 +17,21 @@ final class AVIFFrameIterator {
         self.view = view
     }
 
-    static func open(
-        _ request: UnsafePointer<ip_decode_request>?, into iterator: UnsafeMutablePointer<OpaquePointer?>?
-    ) throws {
-        guard let iterator else { throw PluginFailure.internalError("NULL iterator") }
+    static func open(_ request: UnsafePointer<ip_decode_request>) throws -> AVIFFrameIterator {
         let view = try DecodeRequestView(request)
         let session = try AVIFDecoderSession(data: view.data, options: view.options)
         try session.parse()
         try view.checkLimits(width: Int(session.image.pointee.width), height: Int(session.image.pointee.height))
-        let reader = AVIFFrameIterator(session: session, view: view)
-        iterator.pointee = OpaqueHandle.retain(reader)
+        return AVIFFrameIterator(session: session, view: view)
     }
 
-    static func next(_ iterator: OpaquePointer?, call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>?) throws {
-        guard let iterator, let target else { throw PluginFailure.internalError("NULL iterator or frame") }
-        let reader = OpaqueHandle.object(iterator, as: AVIFFrameIterator.self)
-        try reader.next(call: call, into: target)
+    /// The next frame (OK), or END thrown after the last.
+    func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>) throws -> ip_status {
+        try decodeNext(call: call, into: target)
+        return ip_status(IP_STATUS_OK)
     }
 
-    static func close(_ iterator: OpaquePointer?) {
-        OpaqueHandle.release(iterator, as: AVIFFrameIterator.self)
-    }
-
-    private func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>) throws {
+    private func decodeNext(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>) throws {
         if view.has(UInt32(IP_DECODE_FIRST_FRAME_ONLY)), delivered >= 1 { throw PluginFailure(IP_STATUS_END, "") }
         let maxFrames = Int(view.options.limits.max_frames)
         if maxFrames > 0, delivered >= maxFrames, delivered < session.imageCount {

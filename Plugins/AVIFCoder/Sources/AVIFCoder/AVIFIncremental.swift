@@ -44,31 +44,19 @@ final class AVIFIncrementalDecoder {
 
     deinit { if let bestLayer { avifImageDestroy(bestLayer) } }
 
-    static func open(_ given: UnsafePointer<ip_decode_options>?, into decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
-        guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
-        // source_url and password are dropped: borrowed for open only, and AVIF needs neither.
-        let made = try AVIFIncrementalDecoder(options: IncrementalOptions.retain(given))
-        decoder.pointee = OpaqueHandle.retain(made)
+    static func open(_ given: UnsafePointer<ip_decode_options>?) throws -> AVIFIncrementalDecoder {
+        try AVIFIncrementalDecoder(options: IncrementalOptions.retain(given))
     }
 
-    static func update(
-        _ decoder: OpaquePointer?, data: UnsafePointer<UInt8>?, size: Int, isFinal: Bool, call: OpaquePointer?,
-        into target: UnsafeMutablePointer<ip_image>?
-    ) throws {
-        guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
-        let state = OpaqueHandle.object(decoder, as: AVIFIncrementalDecoder.self)
-        let bytes = UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)
-        // The request points at a copy: `preview` and `finish` read `state.options` meanwhile.
-        let image = try IncrementalOptions.withRequest(
-            state.options, data: bytes.baseAddress, size: bytes.count, call: call
-        ) { request in
-            isFinal ? try state.finish(request) : try state.preview(bytes, view: try DecodeRequestView(request))
+    /// OK with a preview or the final image; NEED_MORE (thrown) while nothing can be drawn.
+    func update(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, call: OpaquePointer?,
+                into target: UnsafeMutablePointer<ip_image>) throws -> ip_status {
+        // The request points at a copy: `preview` and `finish` read `options` meanwhile.
+        let image = try IncrementalOptions.withRequest(options, data: bytes.baseAddress, size: bytes.count, call: call) { request in
+            isFinal ? try finish(request) : try preview(bytes, view: try DecodeRequestView(request))
         }
         ABIStruct.write(image, to: target)
-    }
-
-    static func close(_ decoder: OpaquePointer?) {
-        OpaqueHandle.release(decoder, as: AVIFIncrementalDecoder.self)
+        return ip_status(IP_STATUS_OK)
     }
 
     // MARK: - Updates

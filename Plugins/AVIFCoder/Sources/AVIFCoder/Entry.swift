@@ -2,7 +2,7 @@ import PluginAPI
 import PluginKit
 
 /// The AVIF plugin: one coder, decoding through libavif 0.11 + dav1d and encoding through libavif + libaom.
-nonisolated(unsafe) let pluginEntry = PluginEntry.make(
+let pluginEntry = PluginEntry.make(
     id: "org.imagepipe.avif", name: "AVIFCoder", version: "1.0.0",
     description: "AVIF stills and sequences (libavif 0.11: dav1d decode, aom encode): 8/10/12-bit, "
         + "4:0:0-4:4:4, alpha, clap/irot/imir applied",
@@ -10,4 +10,4 @@ nonisolated(unsafe) let pluginEntry = PluginEntry.make(
 
 /// The plugin's only exported symbol.
 @_cdecl("imagepipe_plugin_entry")
-public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry }
+public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry.pointer }

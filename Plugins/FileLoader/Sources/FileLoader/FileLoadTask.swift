@@ -41,15 +41,6 @@ final class FileLoadTask: Sendable {
         return OpaqueHandle.retain(task)
     }
 
-    /// The task behind a handle, without changing its reference count.
-    static func borrow(_ handle: OpaquePointer?) -> FileLoadTask? {
-        handle.map { OpaqueHandle.object($0, as: FileLoadTask.self) }
-    }
-
-    /// Drops the host's reference (the ABI's release()).
-    static func release(_ handle: OpaquePointer?) {
-        OpaqueHandle.release(handle, as: FileLoadTask.self)
-    }
 
     /// Asks the worker to stop at its next chunk boundary; it then completes with CANCELLED.
     func cancel() { cancelled.store(true, ordering: .relaxed) }

@@ -3,10 +3,9 @@ import PluginKit
 
 /// probe and decode: what the coder's C slots call inside `withStatus`.
 enum GIFDecoding {
-    static func probe(_ request: UnsafePointer<ip_decode_request>?, _ info: UnsafeMutablePointer<ip_image_info>?) throws {
+    static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         let scan = try GIFScan(view.data, limits: view.options.limits, call: view.call)
         var result = ip_image_info()
         result.width = UInt32(scan.width)
@@ -21,10 +20,9 @@ enum GIFDecoding {
     }
 
     /// Composites frames 0 through `frame_index` straight into the host's buffer and returns that frame.
-    static func decode(_ request: UnsafePointer<ip_decode_request>?, _ image: UnsafeMutablePointer<ip_image>?) throws {
+    static func decode(_ request: UnsafePointer<ip_decode_request>?, into image: UnsafeMutablePointer<ip_image>?) throws {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         try view.requireSinglePage("a GIF")
         let wanted = try view.requestedFrame()
         var output = ip_image()

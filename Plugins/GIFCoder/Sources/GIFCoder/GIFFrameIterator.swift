@@ -15,28 +15,16 @@ final class GIFFrameIterator {
         firstFrameOnly = view.has(UInt32(IP_DECODE_FIRST_FRAME_ONLY))
     }
 
-    static func open(_ request: UnsafePointer<ip_decode_request>?, _ iterator: UnsafeMutablePointer<OpaquePointer?>?) throws {
-        guard let iterator else { throw PluginFailure.internalError("NULL iterator") }
+    /// frames_open (the kit has checked the input size and keeps the iterator until frames_close).
+    static func open(_ request: UnsafePointer<ip_decode_request>) throws -> GIFFrameIterator {
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         try view.requireSinglePage("a GIF")
-        let state = try GIFFrameIterator(view)
-        iterator.pointee = OpaqueHandle.retain(state)
-    }
-
-    static func from(_ pointer: OpaquePointer?) throws -> GIFFrameIterator {
-        guard let pointer else { throw PluginFailure.internalError("NULL iterator") }
-        return OpaqueHandle.object(pointer, as: GIFFrameIterator.self)
-    }
-
-    static func close(_ pointer: OpaquePointer?) {
-        OpaqueHandle.release(pointer, as: GIFFrameIterator.self)
+        return try GIFFrameIterator(view)
     }
 
     /// Composites the next frame and hands a copy to the host; END after the last (or after the first with
     /// first-frame-only). An error ends the iteration.
-    func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>?) throws -> ip_status {
-        guard let target else { throw PluginFailure.internalError("NULL frame") }
+    func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>) throws -> ip_status {
         guard !finished else { return ip_status(IP_STATUS_END) }
         let frame: GIFAnimation.Frame
         do {

@@ -8,7 +8,7 @@ import PluginKit
 /// every viewer shows even when the primary image is not the first in the file). There is one frame per page:
 /// libheif 1.15 does not read HEIF image sequences.
 enum HEIFDecoding {
-    static func probe(_ request: UnsafePointer<ip_decode_request>?, _ info: UnsafeMutablePointer<ip_image_info>?) throws {
+    static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
         try checkInput(view)
@@ -48,7 +48,7 @@ enum HEIFDecoding {
         ABIStruct.write(result, to: info)
     }
 
-    static func decode(_ request: UnsafePointer<ip_decode_request>?, _ output: UnsafeMutablePointer<ip_image>?) throws {
+    static func decode(_ request: UnsafePointer<ip_decode_request>?, into output: UnsafeMutablePointer<ip_image>?) throws {
         guard let output else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
         try checkInput(view)
@@ -141,9 +141,8 @@ enum HEIFDecoding {
         return (ids.prefix(max(0, min(filled, count))).firstIndex(of: pages[0]) ?? 0) + 1
     }
 
-    /// Rejects input the limits forbid before libheif sees it.
+    /// Rejects empty input before libheif sees it (the kit has checked the input size).
     private static func checkInput(_ view: DecodeRequestView) throws {
-        try view.checkInputSize()
         if view.data.isEmpty { throw PluginFailure.invalidData("empty input: not a HEIF file") }
     }
 }

@@ -62,15 +62,6 @@ final class HTTPLoadTask: @unchecked Sendable {
         return handle
     }
 
-    /// The task behind a handle, without changing its reference count.
-    static func borrow(_ handle: OpaquePointer?) -> HTTPLoadTask? {
-        handle.map { OpaqueHandle.object($0, as: HTTPLoadTask.self) }
-    }
-
-    /// Drops the host's reference (the ABI's release()).
-    static func release(_ handle: OpaquePointer?) {
-        OpaqueHandle.release(handle, as: HTTPLoadTask.self)
-    }
 
     var isCancelRequested: Bool { cancelRequested.load(ordering: .relaxed) }
 

@@ -2,7 +2,7 @@ import PluginAPI
 import PluginKit
 
 /// The JPEG plugin: one coder, decoding and encoding through libjpeg-turbo.
-nonisolated(unsafe) let pluginEntry = PluginEntry.make(
+let pluginEntry = PluginEntry.make(
     id: "org.imagepipe.jpeg", name: "JPEG", version: "1.0.0",
     description: "JPEG decoder and encoder (libjpeg-turbo): baseline, progressive, gray, YCbCr, CMYK, "
         + "shrink-on-load, Exif orientation, incremental previews",
@@ -10,4 +10,4 @@ nonisolated(unsafe) let pluginEntry = PluginEntry.make(
 
 /// The plugin's only exported symbol.
 @_cdecl("imagepipe_plugin_entry")
-public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry }
+public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry.pointer }

@@ -13,7 +13,6 @@ enum JPEGDecoding {
     ) throws {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         let header = try readHeader(view.data)
         let size = header.displayedSize(orientation: orientation(of: header, view))
         var info = ip_image_info()

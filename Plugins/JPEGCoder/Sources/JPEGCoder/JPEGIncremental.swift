@@ -15,29 +15,20 @@ enum JPEGIncremental {
         var options: DecodeOptionsCopy
 
         init(_ options: DecodeOptionsCopy) { self.options = options }
-    }
 
-    static func open(_ given: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
-        guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
-        // source_url and password are dropped: borrowed for open only, and JPEG needs neither.
-        decoder.pointee = OpaqueHandle.retain(Session(IncrementalOptions.retain(given)))
-    }
-
-    static func update(
-        _ decoder: OpaquePointer?, data: UnsafePointer<UInt8>?, size: Int, isFinal: Bool, call: OpaquePointer?,
-        into target: UnsafeMutablePointer<ip_image>?
-    ) throws {
-        guard let decoder, let target else { throw PluginFailure.internalError("NULL decoder or image") }
-        let session = OpaqueHandle.object(decoder, as: Session.self)
-        if size == 0 && !isFinal { throw PluginFailure(IP_STATUS_NEED_MORE, "no bytes yet") }
-        let view = try IncrementalOptions.withRequest(session.options, data: data, size: size, call: call) {
-            try DecodeRequestView($0)
+        static func open(_ given: UnsafePointer<ip_decode_options>?) throws -> Session {
+            Session(IncrementalOptions.retain(given))
         }
-        let image = try JPEGDecoding.decode(view, preview: !isFinal)
-        ABIStruct.write(image, to: target)
-    }
 
-    static func close(_ decoder: OpaquePointer?) {
-        OpaqueHandle.release(decoder, as: Session.self)
+        func update(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, call: OpaquePointer?,
+                    into target: UnsafeMutablePointer<ip_image>) throws -> ip_status {
+            if bytes.isEmpty && !isFinal { throw PluginFailure(IP_STATUS_NEED_MORE, "no bytes yet") }
+            let view = try IncrementalOptions.withRequest(options, data: bytes.baseAddress, size: bytes.count, call: call) {
+                try DecodeRequestView($0)
+            }
+            let image = try JPEGDecoding.decode(view, preview: !isFinal)
+            ABIStruct.write(image, to: target)
+            return ip_status(IP_STATUS_OK)
+        }
     }
 }

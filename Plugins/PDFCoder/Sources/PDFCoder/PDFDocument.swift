@@ -42,11 +42,10 @@ final class PDFDocument {
 
     deinit { g_object_unref(UnsafeMutableRawPointer(handle)) }
 
-    /// Opens the request's bytes with its password, after the input-size limit, and insists on at least one
+    /// Opens the request's bytes with its password (the kit has checked their size) and insists on at least one
     /// page: poppler "repairs" some broken files (a truncated page tree, an absurd /Count) into documents of
     /// zero pages, which are errors here rather than a NOT_FOUND for page 1.
     static func open(_ request: DecodeRequestView) throws -> PDFDocument {
-        try request.checkInputSize()
         let document = try PDFDocument(data: request.data, password: request.options.password)
         guard document.pageCount > 0 else {
             if !hasEndMarker(request.data) {

@@ -10,7 +10,6 @@ enum PNGDecoding {
     ) throws {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         var header = try readHeader(view.data)
         defer { pngc_info_release(&header) }
         var info = ip_image_info()
@@ -33,7 +32,6 @@ enum PNGDecoding {
     static func decode(_ request: UnsafePointer<ip_decode_request>?, into target: UnsafeMutablePointer<ip_image>?) throws {
         guard let target else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         if view.options.page_index > 0 { throw PluginFailure.notFound("a PNG has one page; page \(view.options.page_index) asked") }
         if view.options.frame_index > 0 { throw PluginFailure.notFound("a PNG has one frame; frame \(view.options.frame_index) asked") }
         var header = try readHeader(view.data)

@@ -7,11 +7,10 @@ import PluginKit
 /// seen to crash inside cairo's FreeType glyph cache (timg added a global mutex around render_document for it),
 /// so the host serialises calls. IP_CODER_RECOMMENDS_ISOLATION: librsvg 2.54 panics, overflows its stack or
 /// loops on some hostile files (see the corpus's bad/ reproducers).
-nonisolated(unsafe) let svgDescriptor = Descriptors.coder(
+let svgDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.svg/1", name: "SVG (librsvg)", version: "1.0.0", format: "svg",
     mimeTypes: ["image/svg+xml"], extensions: ["svg", "svgz"],
-    capabilities: IP_CODER_CAN_DECODE | IP_CODER_VECTOR | IP_CODER_SCALES | IP_CODER_FAST_THUMBNAIL
-        | IP_CODER_RECOMMENDS_ISOLATION,
+    capabilities: IP_CODER_VECTOR | IP_CODER_SCALES | IP_CODER_FAST_THUMBNAIL | IP_CODER_RECOMMENDS_ISOLATION,
     patterns: [
         // Text has no fixed magic: a "<svg" in the first 4 KiB makes the file a candidate that sniff() confirms
         // (see SVGSniffer); routing other files never opens librsvg.
@@ -25,15 +24,15 @@ nonisolated(unsafe) let svgDescriptor = Descriptors.coder(
     ],
     sniffBytes: 4096, decodeExtensions: [IP_DECODE_EXTENSION_TINT])
 
-nonisolated(unsafe) let svgCoder = StaticStorage.value(ip_coder(
-    struct_size: UInt32(MemoryLayout<ip_coder>.size),
-    descriptor: svgDescriptor,
-    sniff: { data, size in sniffStatus(data, size) },
-    probe: { request, info, message in withStatus(message) { try SVGCoder.probe(request, info) } },
-    decode: { request, image, message in withStatus(message) { try SVGCoder.decode(request, image) } },
-    frames_open: nil, frames_next: nil, frames_close: nil,
-    incremental_open: nil, incremental_update: nil, incremental_close: nil,
-    encode: nil))
+/// The coder's table, built by the kit from the implementations.
+let svgCoder = CoderTable.make(descriptor: svgDescriptor, sniffer: SVGSniffing.self, decoder: SVGCoder.self)
+
+extension SVGCoder: ImageDecoding {}
+
+/// sniff() through the kit.
+enum SVGSniffing: ImageSniffing {
+    static func sniff(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status { sniffStatus(data, size) }
+}
 
 /// sniff(): OK for SVG (plain or gzip-compressed), UNSUPPORTED otherwise, NEED_MORE when the bytes end too soon.
 func sniffStatus(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
@@ -52,10 +51,10 @@ func sniffStatus(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
     }
 }
 
-nonisolated(unsafe) let pluginEntry = PluginEntry.make(
+let pluginEntry = PluginEntry.make(
     id: "org.imagepipe.svg", name: "SVGCoder", version: "1.0.0",
     description: "SVG and SVGZ through librsvg 2.54 and cairo, rendered at the requested size",
     coders: [svgCoder])
 
 @_cdecl("imagepipe_plugin_entry")
-public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry }
+public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginEntry.pointer }

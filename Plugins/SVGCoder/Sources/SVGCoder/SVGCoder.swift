@@ -4,7 +4,7 @@ import PluginKit
 
 /// probe and decode: what the coder's C slots call inside `withStatus`.
 enum SVGCoder {
-    static func probe(_ request: UnsafePointer<ip_decode_request>?, _ info: UnsafeMutablePointer<ip_image_info>?) throws {
+    static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
         try checkInput(view)
@@ -22,7 +22,7 @@ enum SVGCoder {
         ABIStruct.write(result, to: info)
     }
 
-    static func decode(_ request: UnsafePointer<ip_decode_request>?, _ image: UnsafeMutablePointer<ip_image>?) throws {
+    static func decode(_ request: UnsafePointer<ip_decode_request>?, into image: UnsafeMutablePointer<ip_image>?) throws {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
         try checkInput(view)
@@ -85,9 +85,8 @@ enum SVGCoder {
                           boxHeight: UInt32(box.height), mode: view.options.scale_mode, allowUpscale: true)
     }
 
-    /// Rejects input the limits forbid, and empty input with a clearer message than the XML parser's.
+    /// Rejects empty input with a clearer message than the XML parser's (the kit has checked the input size).
     static func checkInput(_ view: DecodeRequestView) throws {
-        try view.checkInputSize()
         if view.data.isEmpty { throw PluginFailure.invalidData("empty input: not an SVG document") }
     }
 }

@@ -4,10 +4,9 @@ import PluginKit
 
 /// probe and decode: what the coder's C slots call inside `withStatus`.
 enum WebPDecoding {
-    static func probe(_ request: UnsafePointer<ip_decode_request>?, _ info: UnsafeMutablePointer<ip_image_info>?) throws {
+    static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         let inspection = try WebPInspection(view.data)
         try WebPLimits.checkFrames(inspection.frameCount, view.options.limits)
         var result = ip_image_info()
@@ -25,10 +24,9 @@ enum WebPDecoding {
 
     /// A still image (shrunk on load for a thumbnail request), or frame `frame_index` of an animation (composited,
     /// full canvas; the host resamples it).
-    static func decode(_ request: UnsafePointer<ip_decode_request>?, _ image: UnsafeMutablePointer<ip_image>?) throws {
+    static func decode(_ request: UnsafePointer<ip_decode_request>?, into image: UnsafeMutablePointer<ip_image>?) throws {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         try view.requireSinglePage("a WebP")
         let wanted = try view.requestedFrame()
         let inspection = try WebPInspection(view.data, limits: view.options.limits)

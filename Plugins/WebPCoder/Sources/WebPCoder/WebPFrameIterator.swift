@@ -25,26 +25,14 @@ final class WebPFrameIterator {
     }
 
     /// The request and its bytes stay valid until frames_close (ABI), so the view may keep pointing at them.
-    static func open(_ request: UnsafePointer<ip_decode_request>?, _ iterator: UnsafeMutablePointer<OpaquePointer?>?) throws {
-        guard let iterator else { throw PluginFailure.internalError("NULL iterator") }
+    static func open(_ request: UnsafePointer<ip_decode_request>) throws -> WebPFrameIterator {
         let view = try DecodeRequestView(request)
-        try view.checkInputSize()
         try view.requireSinglePage("a WebP")
-        iterator.pointee = OpaqueHandle.retain(try WebPFrameIterator(view))
-    }
-
-    static func from(_ pointer: OpaquePointer?) throws -> WebPFrameIterator {
-        guard let pointer else { throw PluginFailure.internalError("NULL iterator") }
-        return OpaqueHandle.object(pointer, as: WebPFrameIterator.self)
-    }
-
-    static func close(_ pointer: OpaquePointer?) {
-        OpaqueHandle.release(pointer, as: WebPFrameIterator.self)
+        return try WebPFrameIterator(view)
     }
 
     /// The next frame into a host buffer: OK, or END after the last (after the first with first-frame-only).
-    func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>?) throws -> ip_status {
-        guard let target else { throw PluginFailure.internalError("NULL frame") }
+    func next(call: OpaquePointer?, into target: UnsafeMutablePointer<ip_image>) throws -> ip_status {
         guard !finished else { return ip_status(IP_STATUS_END) }
         do {
             var output: ip_image

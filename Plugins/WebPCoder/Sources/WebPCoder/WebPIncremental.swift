@@ -32,25 +32,14 @@ final class WebPIncrementalSession {
         config.deallocate()
     }
 
-    static func open(_ options: UnsafePointer<ip_decode_options>?, _ decoder: UnsafeMutablePointer<OpaquePointer?>?) throws {
-        guard let decoder else { throw PluginFailure.internalError("NULL decoder") }
-        let retained = IncrementalOptions.retain(options)
-        decoder.pointee = OpaqueHandle.retain(WebPIncrementalSession(retained))
-    }
-
-    static func from(_ pointer: OpaquePointer?) throws -> WebPIncrementalSession {
-        guard let pointer else { throw PluginFailure.internalError("NULL decoder") }
-        return OpaqueHandle.object(pointer, as: WebPIncrementalSession.self)
-    }
-
-    static func close(_ pointer: OpaquePointer?) {
-        OpaqueHandle.release(pointer, as: WebPIncrementalSession.self)
+    static func open(_ options: UnsafePointer<ip_decode_options>?) throws -> WebPIncrementalSession {
+        WebPIncrementalSession(IncrementalOptions.retain(options))
     }
 
     /// OK with a preview (or the finished image), NEED_MORE before the first row.
-    func update(_ data: UnsafePointer<UInt8>?, _ count: Int, isFinal: Bool, call: OpaquePointer?,
-                into target: UnsafeMutablePointer<ip_image>?) throws -> ip_status {
-        guard let target else { throw PluginFailure.internalError("NULL image") }
+    func update(_ given: UnsafeBufferPointer<UInt8>, isFinal: Bool, call: OpaquePointer?,
+                into target: UnsafeMutablePointer<ip_image>) throws -> ip_status {
+        let data = given.baseAddress, count = given.count
         try Host.checkCancellation(call)
         guard count >= received else {
             throw PluginFailure.invalidData("incremental data shrank from \(received) to \(count) bytes")

@@ -4,8 +4,9 @@ import PluginKit
 /// encode: the host lends the image (any of RGBA8/RGBA16 with no, straight or premultiplied alpha, rows `stride`
 /// apart); the plugin writes farbfeld into the host's sink and stops at the first failed write.
 enum FarbfeldEncoding {
-    static func encode(frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, call: OpaquePointer?,
-                       sink: UnsafePointer<ip_byte_sink>?) throws {
+    /// farbfeld is lossless and has no settings, so `options` (quality, speed) does not apply.
+    static func encode(frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32, options: UnsafePointer<ip_encode_options>?,
+                       call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?) throws {
         // The kit's checks: at least one frame, each read within its struct_size, and a sink that can write.
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         guard let write = sink.pointee.write else { throw PluginFailure.internalError("NULL sink") }
