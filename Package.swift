@@ -7,6 +7,9 @@
 //   Sources/PluginKit        Swift helpers that turn Swift code into the ABI's static C tables (linked into each Swift plugin)
 //   Sources/PipelineHost     the host library: plugin registry, coders/loaders/caches managers, image manager, processing
 //   Sources/imagepipe        the command-line tool
+//   Sources/PluginTester     the plugin tester behind `imagepipe plugin test` (checks, harness, report)
+//   Sources/VersionedStructs the one rule for reading a versioned ABI struct (host, PluginKit, tester)
+//   Sources/HostGeometry     the host's placement, offered to plugins as ip_host.place
 //   Plugins/<Name>/Sources   one dynamic library per plugin (plus its C glue or system-library targets)
 //   Plugins/<Name>/Tests     that plugin's tests; they load only that plugin's .so from plugins.d
 //   Plugins/TemplateCoder    a plugin in plain C, built by the Makefile with cc (not by SwiftPM)
@@ -63,13 +66,19 @@ let package = Package(
     targets: [
         // The ABI and its helpers.
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
-        .target(name: "PluginKit", dependencies: ["PluginAPI"], path: "Sources/PluginKit"),
+        .target(name: "PluginKit", dependencies: ["PluginAPI", "VersionedStructs"], path: "Sources/PluginKit"),
+        // The one rule for reading a versioned struct from the other side (host, PluginKit and the tester).
+        .target(name: "VersionedStructs", dependencies: ["PluginAPI"], path: "Sources/VersionedStructs"),
 
         // The host and the CLI.
-        .target(name: "PipelineHost", dependencies: ["PluginAPI", "HostGeometry", "CLCMS2"], path: "Sources/PipelineHost"),
+        .target(name: "PipelineHost", dependencies: ["PluginAPI", "VersionedStructs", "HostGeometry", "CLCMS2"],
+                path: "Sources/PipelineHost"),
         // The host's placement (fit / fill / aspect-fill), offered to plugins as the ip_host.place service.
         .target(name: "HostGeometry", dependencies: ["PluginAPI"], path: "Sources/HostGeometry"),
-        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI", "HTTPServerShim"], path: "Sources/imagepipe"),
+        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI", "PluginTester", "HTTPServerShim"],
+                          path: "Sources/imagepipe"),
+        // The plugin tester (`imagepipe plugin test`): every check in a child process, as clap-validator beside CLAP.
+        .target(name: "PluginTester", dependencies: ["PipelineHost", "PluginAPI", "VersionedStructs"], path: "Sources/PluginTester"),
         // `imagepipe serve`'s HTTP server: libmicrohttpd behind a small C layer (its start function is variadic).
         .target(name: "HTTPServerShim", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPServerShim"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.

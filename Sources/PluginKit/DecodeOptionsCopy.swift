@@ -24,12 +24,10 @@ public struct DecodeOptionsCopy: Sendable {
 
     public init() {}
 
-    /// Reads the host's options; nil gives the defaults.
-    public init(_ given: UnsafePointer<ip_decode_options>?) {
+    /// Reads the host's options (and its limits) under the one rule for versioned structs; nil gives the defaults.
+    public init(_ given: UnsafePointer<ip_decode_options>?) throws {
         guard let given else { return }
-        var defaults = ip_decode_options()
-        defaults.struct_size = UInt32(MemoryLayout<ip_decode_options>.size)
-        let raw = ABIStruct.read(given, defaults: defaults)
+        let raw = try ABIStruct.read(given, named: "ip_decode_options")
         thumbnail_width = raw.thumbnail_width
         thumbnail_height = raw.thumbnail_height
         scale_mode = raw.scale_mode
@@ -37,7 +35,7 @@ public struct DecodeOptionsCopy: Sendable {
         page_index = raw.page_index
         frame_index = raw.frame_index
         threads = raw.threads
-        if let pointer = raw.limits { limits = ABIStruct.read(pointer, defaults: ip_limits()) }
+        if let pointer = raw.limits { limits = try ABIStruct.read(pointer, named: "ip_limits") }
         sourceURL = raw.source_url.map { String(cString: $0) }
         var next = raw.extensions
         var seen = 0

@@ -10,7 +10,7 @@ public struct DecodeRequestView {
         guard let request else { throw PluginFailure.internalError("NULL decode request") }
         let raw = request.pointee
         data = UnsafeBufferPointer(start: raw.data, count: raw.data == nil ? 0 : raw.size)
-        options = DecodeOptionsCopy(raw.options)
+        options = try DecodeOptionsCopy(raw.options)
         call = raw.call
     }
 

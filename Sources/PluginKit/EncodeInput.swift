@@ -12,9 +12,16 @@ public enum EncodeInput {
         guard let sink, sink.pointee.write != nil else { throw PluginFailure.internalError("no output sink") }
         let images = try (0..<Int(count)).map { index -> ip_image in
             guard let image = frames[index] else { throw PluginFailure.invalidData("frame \(index) is NULL") }
-            return try ABIStruct.readValidated(image, named: "frame \(index)")
+            return try ABIStruct.read(image, named: "frame \(index)")
         }
         return (images, sink)
+    }
+
+    /// The host's encode options (all defaults when it passed none).
+    public static func options(_ pointer: UnsafePointer<ip_encode_options>?) throws -> ip_encode_options {
+        guard let pointer else { return ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size),
+                                                          quality: 0, speed: 0, bit_depth: 0, flags: 0, loop_count: 0) }
+        return try ABIStruct.read(pointer, named: "ip_encode_options")
     }
 
     /// A borrowed RGBA8 or RGBA16 image's pixels, whether its samples are 16-bit, and that a row fits its stride.

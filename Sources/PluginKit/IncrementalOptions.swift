@@ -8,8 +8,8 @@ import PluginAPI
 /// they moved here.
 public enum IncrementalOptions {
     /// The host's options copied (`DecodeOptionsCopy`: within each struct_size, extensions included).
-    public static func retain(_ given: UnsafePointer<ip_decode_options>?) -> DecodeOptionsCopy {
-        DecodeOptionsCopy(given)
+    public static func retain(_ given: UnsafePointer<ip_decode_options>?) throws -> DecodeOptionsCopy {
+        try DecodeOptionsCopy(given)
     }
 
     /// Runs `body` with a decode request over the bytes so far and the retained `options`, shaped as `decode`

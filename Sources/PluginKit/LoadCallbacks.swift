@@ -12,7 +12,7 @@ public struct LoadCallbacks: @unchecked Sendable {
     /// Copies the fields the host's struct_size covers; the rest stay NULL ("not provided").
     public init(copying pointer: UnsafePointer<ip_load_callbacks>?) throws {
         guard let pointer else { throw PluginFailure.internalError("start called without callbacks") }
-        table = try ABIStruct.readValidated(pointer, named: "ip_load_callbacks")
+        table = try ABIStruct.read(pointer, named: "ip_load_callbacks")
         guard table.complete != nil else { throw PluginFailure.internalError("the host's callbacks lack complete()") }
     }
 

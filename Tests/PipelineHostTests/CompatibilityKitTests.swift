@@ -3,6 +3,7 @@ import PipelineHost
 import PluginAPI
 import Testing
 import TestSupport
+import VersionedStructs
 
 /// The compatibility rule, exercised by real plugins and the frozen 1.0 headers:
 /// - a plugin built against a later minor of ABI 1 (its entry and coder tables larger than this host's, a newer
@@ -15,6 +16,36 @@ import TestSupport
 @Suite struct CompatibilityKitTests {
     static let frozenHeaders = TestPaths.repositoryRoot + "/Tests/Fixtures/abi-1.0"
     static let liveHeaders = TestPaths.repositoryRoot + "/Sources/PluginAPI/include"
+
+    @Test("every reader's floor for a versioned struct is its size in the frozen 1.0 headers, and every versioned struct has one")
+    func floorsAreTheOnePointZeroSizes() throws {
+        let frozen = try ABILayout.read(headers: Self.frozenHeaders)
+        let versioned = frozen.sizes.keys.filter { frozen.fields["\($0).struct_size"] == 0 || frozen.fields["\($0).head"] == 0 }
+        #expect(versioned.count >= 25, "versioned structs found: \(versioned.sorted())")
+        for name in versioned.sorted() {
+            #expect(VersionedStruct.floorsByName[name] == frozen.sizes[name],
+                    "\(name): floor \(VersionedStruct.floorsByName[name].map(String.init) ?? "missing"), 1.0 size \(frozen.sizes[name] ?? 0)")
+        }
+    }
+
+    @Test("a struct_size below the 1.0 floor or above the maximum is refused, a larger one is read up to what is known")
+    func theOneReadRule() throws {
+        var limits = ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: 7, max_dimension: 8, max_frames: 9,
+                               max_input_bytes: 10)
+        #expect(try VersionedStruct.read(&limits, as: ip_limits.self, named: "limits").max_input_bytes == 10)
+        limits.struct_size = 16
+        #expect(throws: VersionedStruct.Failure.self) { try VersionedStruct.read(&limits, as: ip_limits.self, named: "limits") }
+        limits.struct_size = UInt32(IP_MAX_STRUCT_SIZE) + 1
+        #expect(throws: VersionedStruct.Failure.self) { try VersionedStruct.read(&limits, as: ip_limits.self, named: "limits") }
+        // A newer writer's larger struct: the known fields are read, the rest ignored.
+        let bigger = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 16)
+        defer { bigger.deallocate() }
+        bigger.initializeMemory(as: UInt8.self, repeating: 0xAB, count: 128)
+        limits.struct_size = 128
+        bigger.storeBytes(of: limits, as: ip_limits.self)
+        let read = try VersionedStruct.read(bigger, as: ip_limits.self, named: "limits")
+        #expect(read.max_pixels == 7 && read.max_input_bytes == 10)
+    }
 
     @Test("a plugin built against the frozen 1.0 headers loads and decodes under this host")
     func frozenOnePointZeroPluginWorks() throws {

@@ -1,31 +1,23 @@
 import PluginAPI
+import VersionedStructs
 
 /// Reading C tables from a plugin defensively: versioned sizes, strings, lists.
 ///
-/// Every struct starts with `struct_size`. The host copies `min(struct_size, what it knows)` bytes into a
-/// zeroed struct, so fields a older plugin lacks read as their zero defaults and fields a newer plugin added are
-/// ignored. A size below the 1.0 layout or above IP_MAX_STRUCT_SIZE means the table is not what it claims.
+/// Versioned structs follow the one rule of `VersionedStruct` (shared with PluginKit and the plugin tester): at
+/// least the struct's 1.0 size, at most IP_MAX_STRUCT_SIZE, `min(struct_size, ours)` bytes copied, the rest zero.
 enum ABIReading {
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
     }
 
-    static func read<T>(_ pointer: UnsafeRawPointer?, as type: T.Type, named name: String, minimumSize: Int? = nil) throws -> T {
-        guard let pointer else { throw Failure("\(name) is NULL") }
-        let declared = Int(pointer.loadUnaligned(as: UInt32.self))
-        let minimum = minimumSize ?? MemoryLayout<T>.size
-        if declared < minimum {
-            throw Failure("\(name).struct_size is \(declared), smaller than the \(minimum) bytes of ABI \(IP_ABI_MAJOR).0")
+    /// A copy of a plugin's struct under the one rule every reader follows (`VersionedStruct`).
+    static func read<T>(_ pointer: UnsafeRawPointer?, as type: T.Type, named name: String) throws -> T {
+        do {
+            return try VersionedStruct.read(pointer, as: type, named: name)
+        } catch {
+            throw Failure(error.description)
         }
-        if declared > Int(IP_MAX_STRUCT_SIZE) {
-            throw Failure("\(name).struct_size is \(declared), larger than the maximum \(IP_MAX_STRUCT_SIZE): corrupt table")
-        }
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
-        defer { storage.deallocate() }
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
-        storage.copyMemory(from: pointer, byteCount: min(declared, MemoryLayout<T>.size))
-        return storage.load(as: T.self)
     }
 
     /// A required, non-empty, valid UTF-8 string.

@@ -17,9 +17,9 @@ struct AVIFEncodeSettings {
     var requestedDepth = 0
     var lossless = false
 
-    init(_ options: UnsafePointer<ip_encode_options>?) {
+    init(_ options: UnsafePointer<ip_encode_options>?) throws {
         guard let options else { return }
-        let copy = ABIStruct.read(options, defaults: ip_encode_options())
+        let copy = try EncodeInput.options(options)
         if copy.quality > 0 { quality = Int(min(copy.quality, 100)) }
         if copy.speed > 0 { speed = Int(min(copy.speed, 10)) }
         requestedDepth = Int(copy.bit_depth)

@@ -17,7 +17,7 @@ enum AVIFEncoding {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let write = sink.pointee.write!
         let images = frames
-        let settings = AVIFEncodeSettings(options)
+        let settings = try AVIFEncodeSettings(options)
         let first = images[0]
         for image in images { try validate(image, sameSizeAs: first) }
         // Alpha is written when any frame has a visible alpha value; all frames of a sequence must agree.

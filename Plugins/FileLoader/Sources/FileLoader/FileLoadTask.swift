@@ -31,7 +31,7 @@ final class FileLoadTask: Sendable {
     static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?) throws
         -> OpaquePointer {
         guard let request else { throw PluginFailure.internalError("start called without a request") }
-        let copy = try ABIStruct.readValidated(request, named: "ip_load_request")
+        let copy = try ABIStruct.read(request, named: "ip_load_request")
         guard let cURL = copy.url else { throw PluginFailure.internalError("the load request has no URL") }
         let url = String(cString: cURL)
         let task = FileLoadTask(

@@ -17,7 +17,7 @@ enum GIFEncoding {
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
-        let settings = readOptions(options)
+        let settings = try readOptions(options)
         let width = Int(frames[0].width), height = Int(frames[0].height)
         guard width > 0, height > 0, width <= 65535, height <= 65535 else {
             throw PluginFailure.unsupported("GIF images are 1 to 65535 pixels per side, not \(width)x\(height)")
@@ -113,9 +113,9 @@ enum GIFEncoding {
     }
 
     /// The options GIF uses, read within the host's struct_size.
-    static func readOptions(_ options: UnsafePointer<ip_encode_options>?) -> Settings {
+    static func readOptions(_ options: UnsafePointer<ip_encode_options>?) throws -> Settings {
         guard let options else { return Settings() }
-        let copy = ABIStruct.read(options, defaults: ip_encode_options())
+        let copy = try EncodeInput.options(options)
         return Settings(loopCount: copy.loop_count, progressive: copy.flags & UInt32(IP_ENCODE_PROGRESSIVE) != 0)
     }
 }

@@ -18,7 +18,7 @@ enum HEIFEncoding {
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
-        let settings = readOptions(options)
+        let settings = try readOptions(options)
         LibHEIF.ensureInitialised()
         guard let context = heif_context_alloc() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "libheif could not allocate a context") }
         defer { heif_context_free(context) }
@@ -74,9 +74,9 @@ enum HEIFEncoding {
     }
 
     /// Reads only what the host's struct_size covers; the rest keeps its zero default.
-    static func readOptions(_ options: UnsafePointer<ip_encode_options>?) -> Settings {
+    static func readOptions(_ options: UnsafePointer<ip_encode_options>?) throws -> Settings {
         guard let options else { return Settings() }
-        let copy = ABIStruct.read(options, defaults: ip_encode_options())
+        let copy = try EncodeInput.options(options)
         return Settings(quality: copy.quality, speed: copy.speed, bitDepth: copy.bit_depth,
                         lossless: copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0)
     }

@@ -29,7 +29,7 @@ struct HTTPRequest: Sendable {
 
     init(copying pointer: UnsafePointer<ip_load_request>?) throws {
         guard let pointer else { throw PluginFailure.internalError("start called without a request") }
-        let raw = try ABIStruct.readValidated(pointer, named: "ip_load_request")
+        let raw = try ABIStruct.read(pointer, named: "ip_load_request")
         guard let cURL = raw.url else { throw PluginFailure.internalError("the load request has no URL") }
         url = String(cString: cURL)
         try Self.checkURL(url)

@@ -48,7 +48,7 @@ struct EncodeSettings {
 
     init(_ options: UnsafePointer<ip_encode_options>?) throws {
         guard let options else { return }
-        let copy = ABIStruct.read(options, defaults: ip_encode_options())
+        let copy = try EncodeInput.options(options)
         if copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0 {
             throw PluginFailure.unsupported("lossless JPEG is not supported (libjpeg-turbo 2.1 has no lossless mode)")
         }

@@ -17,7 +17,7 @@ enum JPEGIncremental {
         init(_ options: DecodeOptionsCopy) { self.options = options }
 
         static func open(_ given: UnsafePointer<ip_decode_options>?) throws -> Session {
-            Session(IncrementalOptions.retain(given))
+            Session(try IncrementalOptions.retain(given))
         }
 
         func update(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, call: OpaquePointer?,

@@ -16,7 +16,7 @@ enum PNGEncoding {
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
         let image = frames[0]
-        let settings = EncodeSettings(options)
+        let settings = try EncodeSettings(options)
         let (pixels, input16) = try EncodeInput.rgbaFormat(image, encoder: "PNG")
         let output16: Bool
         switch settings.bitDepth {
@@ -53,9 +53,9 @@ struct EncodeSettings {
     var bitDepth: UInt32 = 0
     var progressive = false
 
-    init(_ options: UnsafePointer<ip_encode_options>?) {
+    init(_ options: UnsafePointer<ip_encode_options>?) throws {
         guard let options else { return }
-        let copy = ABIStruct.read(options, defaults: ip_encode_options())
+        let copy = try EncodeInput.options(options)
         speed = min(copy.speed, 10)
         bitDepth = copy.bit_depth
         progressive = copy.flags & UInt32(IP_ENCODE_PROGRESSIVE) != 0

@@ -20,7 +20,7 @@ enum WebPEncoding {
         call: OpaquePointer?, sink: UnsafePointer<ip_byte_sink>?
     ) throws {
         let (frames, sink) = try EncodeInput.check(frames: frames, count: count, sink: sink)
-        let settings = WebPEncodeSettings(options)
+        let settings = try WebPEncodeSettings(options)
         let width = Int(frames[0].width), height = Int(frames[0].height)
         guard width > 0, height > 0, width <= maxDimension, height <= maxDimension else {
             throw PluginFailure.unsupported("WebP images are 1 to \(maxDimension) pixels per side, not \(width)x\(height)")
@@ -145,9 +145,9 @@ struct WebPEncodeSettings {
     var lossless = false
     var loopCount: UInt32 = 0
 
-    init(_ options: UnsafePointer<ip_encode_options>?) {
+    init(_ options: UnsafePointer<ip_encode_options>?) throws {
         guard let options else { return }
-        let copy = ABIStruct.read(options, defaults: ip_encode_options())
+        let copy = try EncodeInput.options(options)
         quality = min(copy.quality, 100)
         speed = min(copy.speed, 10)
         lossless = copy.flags & UInt32(IP_ENCODE_LOSSLESS) != 0

@@ -33,7 +33,7 @@ final class WebPIncrementalSession {
     }
 
     static func open(_ options: UnsafePointer<ip_decode_options>?) throws -> WebPIncrementalSession {
-        WebPIncrementalSession(IncrementalOptions.retain(options))
+        WebPIncrementalSession(try IncrementalOptions.retain(options))
     }
 
     /// OK with a preview (or the finished image), NEED_MORE before the first row.

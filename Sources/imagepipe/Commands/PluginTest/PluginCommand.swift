@@ -1,10 +1,12 @@
 import PipelineHost
+import PluginTester
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `imagepipe plugin test <file.so>`: tests one plugin in isolation, every check in its own child process
-/// (clap-validator, pluginval), so a crashing or hanging plugin becomes a failed check, not a dead tool.
+/// (clap-validator, pluginval), so a crashing or hanging plugin becomes a failed check, not a dead tool. The
+/// tester itself is the PluginTester module; this command parses the arguments and prints the report.
 enum PluginCommand: Command {
     static let name = "plugin"
     static let summary = "test one plugin file in isolation (plugin test <file.so>)"
@@ -55,35 +57,21 @@ enum PluginCommand: Command {
             guard let value = UInt64(text) else { throw UsageError("--seed must be a whole number, not '\(text)'") }
             seed = value
         }
-        let samplesRoot = args.value("samples").map(PluginSearchPath.absolutePath) ?? SampleFinder.defaultRoot()
-        if let samplesRoot, !SampleFinder.isDirectory(samplesRoot) { throw UsageError("--samples \(samplesRoot) is not a folder") }
-        let callTimeout = Double(args.value("call-timeout") ?? "10") ?? 10
-        let plan = TestPlan(
-            strictness: try args.int("strictness", range: 1...10) ?? 5, seed: seed,
-            samples: SampleFinder(root: samplesRoot), callTimeout: callTimeout,
-            timeout: try args.int("timeout", range: 1...86_400).map(Double.init),
-            serverScript: SampleFinder.repositoryRoot().map { $0 + "/Tests/Support/http_test_server.py" }
-                .flatMap { access($0, R_OK) == 0 ? $0 : nil },
-            cacheConfiguration: args.value("cache-config"),
-            only: only)
-        let jobs = try args.int("jobs", range: 1...64) ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let samplesRoot = args.value("samples").map(PluginSearchPath.absolutePath) ?? PluginTester.defaultSamplesRoot()
+        if let samplesRoot, !PluginTester.isDirectory(samplesRoot) { throw UsageError("--samples \(samplesRoot) is not a folder") }
+        var configuration = PluginTester.Configuration(file: file, samplesRoot: samplesRoot, seed: seed)
+        configuration.strictness = try args.int("strictness", range: 1...10) ?? 5
+        configuration.callTimeout = Double(args.value("call-timeout") ?? "10") ?? 10
+        configuration.timeout = try args.int("timeout", range: 1...86_400).map(Double.init)
+        configuration.cacheConfiguration = args.value("cache-config")
+        configuration.only = only
+        configuration.jobs = try args.int("jobs", range: 1...64) ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let json = args.flag("json")
         let interactive = !json && isatty(2) != 0
-
-        let started = ChildProcess.now()
-        let runner = CheckRunner(executable: executable, pluginPath: file)
-        // First the load check, which also describes the plugin; the plan for the rest follows from it.
-        let (loadOutcome, description) = runner.run(plan.loadTask())
-        let (tasks, skipped) = plan.tasks(for: description, load: loadOutcome)
-        let total = tasks.count
-        let outcomes = runner.runAll(tasks, jobs: jobs) { done, outcome in
-            if interactive { status("[\(done)/\(total)] \(outcome.id) \(outcome.result.status.rawValue)") }
+        let report = PluginTester.run(configuration, executable: executable) { done, total, line in
+            if interactive { status("[\(done)/\(total)] \(line)") }
         }
         if interactive { status("") }
-        var all = (plan.includes(loadOutcome.id) ? [loadOutcome] : []) + outcomes + skipped
-        all.sort { plan.order(of: $0) < plan.order(of: $1) }
-        let report = TestReport(file: file, strictness: plan.strictness, seed: seed, samples: samplesRoot, plugin: description,
-                                checks: all, seconds: ChildProcess.now() - started)
         if json { try Output.json(report) } else { Output.line(report.text) }
         if !report.ok { exit(1) }
     }

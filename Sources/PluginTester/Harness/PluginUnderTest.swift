@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PipelineHost
 import PluginAPI
+import VersionedStructs
 
 /// The plugin file opened the way the host opens it, but by the test harness: every step separately observable
 /// (dlopen, entry, init with a chosen minor, factories), with `TestHost` as its host services.
@@ -106,19 +107,14 @@ struct PluginUnderTest {
     }
 }
 
-/// Copying versioned C tables the way the host does: `min(struct_size, known)` bytes into a zeroed struct.
+/// Copying versioned C tables the way the host does (`VersionedStruct`, the one rule), failures as the tester's.
 enum ABICopy {
     static func read<T>(_ pointer: UnsafeRawPointer?, as type: T.Type, named name: String) throws -> T {
-        guard let pointer else { throw PluginUnderTest.Failure("\(name) is NULL") }
-        let declared = Int(pointer.loadUnaligned(as: UInt32.self))
-        guard declared >= 8, declared <= Int(IP_MAX_STRUCT_SIZE) else {
-            throw PluginUnderTest.Failure("\(name).struct_size is \(declared) (expected \(MemoryLayout<T>.size), at most \(IP_MAX_STRUCT_SIZE))")
+        do {
+            return try VersionedStruct.read(pointer, as: type, named: name)
+        } catch {
+            throw PluginUnderTest.Failure(error.description)
         }
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
-        defer { storage.deallocate() }
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
-        storage.copyMemory(from: pointer, byteCount: min(declared, MemoryLayout<T>.size))
-        return storage.load(as: T.self)
     }
 
     static func list<T>(_ list: UnsafePointer<UnsafePointer<T>?>?, count: UInt32, named name: String) throws -> [UnsafePointer<T>] {

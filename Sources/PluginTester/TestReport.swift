@@ -1,5 +1,5 @@
 /// The result of `imagepipe plugin test`: the text report for people and the JSON document for CI.
-struct TestReport: Encodable {
+public struct TestReport: Encodable {
     struct Summary: Encodable {
         var passed = 0, warnings = 0, failed = 0, crashed = 0, timedOut = 0, skipped = 0
         var seconds = 0.0
@@ -13,7 +13,7 @@ struct TestReport: Encodable {
     let checks: [CheckOutcome]
     let summary: Summary
     /// True when no check failed, crashed or timed out: the exit status is 0.
-    let ok: Bool
+    public let ok: Bool
 
     init(file: String, strictness: Int, seed: UInt64, samples: String?, plugin: PluginDescription?, checks: [CheckOutcome],
          seconds: Double) {
@@ -38,7 +38,7 @@ struct TestReport: Encodable {
         ok = !checks.contains { $0.result.status.isFailure }
     }
 
-    var text: String {
+    public var text: String {
         var lines = ["imagepipe plugin test \(file)", "strictness \(strictness), seed \(seed) (replay with --seed \(seed)), "
                      + "samples: \(samples ?? "none")"]
         if let plugin {
@@ -71,4 +71,9 @@ struct TestReport: Encodable {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
+}
+
+private extension String {
+    /// Pads with spaces on the right to `width` characters (the report's columns).
+    func padded(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }
