@@ -1,4 +1,5 @@
 import PluginAPI
+import Synchronization
 
 /// The C entry points behind the tables `CoderTable` builds.
 ///
@@ -9,7 +10,7 @@ enum CoderSlots {
     /// Coders a plugin may define through the kit (numbered entry points exist for these).
     static let capacity = 4
 
-    struct Implementation {
+    struct Implementation: Sendable {
         let sniffer: (any ImageSniffing.Type)?
         let decoder: (any ImageDecoding.Type)?
         let frames: (any FrameIterating.Type)?
@@ -18,14 +19,18 @@ enum CoderSlots {
     }
 
     /// Filled while the plugin's entry table is built (its static initialiser, before the host can call any
-    /// slot) and only read afterwards, which is why a plain global suffices.
-    nonisolated(unsafe) private static var implementations: [Implementation] = []
+    /// slot) and only read afterwards.
+    private static let registered = Mutex<[Implementation]>([])
 
     static func register(_ implementation: Implementation) -> Int {
-        precondition(implementations.count < capacity, "PluginKit builds at most \(capacity) coders per plugin")
-        implementations.append(implementation)
-        return implementations.count - 1
+        registered.withLock { list in
+            precondition(list.count < capacity, "PluginKit builds at most \(capacity) coders per plugin")
+            list.append(implementation)
+            return list.count - 1
+        }
     }
+
+    private static func implementation(_ index: Int) -> Implementation { registered.withLock { $0[index] } }
 
     /// The numbered entry points of coder `index`, in an ip_coder (handle slots and descriptor left empty).
     static func entryPoints(_ index: Int) -> ip_coder {
@@ -74,14 +79,14 @@ enum CoderSlots {
     // MARK: - Numbered slots
 
     private static func sniff(_ index: Int, _ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
-        guard let sniffer = implementations[index].sniffer else { return ip_status(IP_STATUS_UNSUPPORTED) }
+        guard let sniffer = implementation(index).sniffer else { return ip_status(IP_STATUS_UNSUPPORTED) }
         return sniffer.sniff(data, size)
     }
 
     private static func probe(_ index: Int, _ request: UnsafePointer<ip_decode_request>?,
                               _ info: UnsafeMutablePointer<ip_image_info>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
-            guard let decoder = implementations[index].decoder else { throw PluginFailure.unsupported("no decoder") }
+            guard let decoder = implementation(index).decoder else { throw PluginFailure.unsupported("no decoder") }
             try DecodeRequestView(request).checkInputSize()
             try decoder.probe(request, into: info)
         }
@@ -90,7 +95,7 @@ enum CoderSlots {
     private static func decode(_ index: Int, _ request: UnsafePointer<ip_decode_request>?,
                                _ image: UnsafeMutablePointer<ip_image>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
-            guard let decoder = implementations[index].decoder else { throw PluginFailure.unsupported("no decoder") }
+            guard let decoder = implementation(index).decoder else { throw PluginFailure.unsupported("no decoder") }
             try DecodeRequestView(request).checkInputSize()
             try decoder.decode(request, into: image)
         }
@@ -99,7 +104,7 @@ enum CoderSlots {
     private static func framesOpen(_ index: Int, _ request: UnsafePointer<ip_decode_request>?,
                                    _ iterator: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
-            guard let frames = implementations[index].frames else { throw PluginFailure.unsupported("no animation") }
+            guard let frames = implementation(index).frames else { throw PluginFailure.unsupported("no animation") }
             guard let request, let iterator else { throw PluginFailure.internalError("NULL request or iterator") }
             try DecodeRequestView(request).checkInputSize()
             iterator.pointee = OpaqueHandle.retain(FrameHandle(try frames.open(request)))
@@ -109,7 +114,7 @@ enum CoderSlots {
     private static func incrementalOpen(_ index: Int, _ options: UnsafePointer<ip_decode_options>?,
                                         _ decoder: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
-            guard let incremental = implementations[index].incremental else {
+            guard let incremental = implementation(index).incremental else {
                 throw PluginFailure.unsupported("no incremental decoding")
             }
             guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
@@ -121,7 +126,7 @@ enum CoderSlots {
                                _ options: UnsafePointer<ip_encode_options>?, _ call: OpaquePointer?,
                                _ sink: UnsafePointer<ip_byte_sink>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
-            guard let encoder = implementations[index].encoder else { throw PluginFailure.unsupported("no encoder") }
+            guard let encoder = implementation(index).encoder else { throw PluginFailure.unsupported("no encoder") }
             try encoder.encode(frames: frames, count: count, options: options, call: call, sink: sink)
         }
     }

@@ -8,6 +8,12 @@ public struct StaticTable<Table>: @unchecked Sendable {
     public init(_ pointer: UnsafePointer<Table>) { self.pointer = pointer }
 }
 
+extension StaticTable where Table == Void {
+    /// A factory table of any type, kept untyped (get_factory answers `const void *`).
+    init<Factory>(factory: UnsafePointer<Factory>) { pointer = UnsafeRawPointer(factory).assumingMemoryBound(to: Void.self) }
+    var raw: UnsafeRawPointer { UnsafeRawPointer(pointer) }
+}
+
 /// Builds a coder's `ip_coder` table from its Swift implementations.
 ///
 /// C function pointers cannot capture which coder they belong to, and a slot's arguments do not say, so each coder

@@ -1,14 +1,18 @@
 import PluginAPI
+import Synchronization
 
-/// The host's service table as seen from inside a plugin.
-///
-/// Written once by the entry's `init` (on the host thread, before any factory is used) and only read
-/// afterwards, which is why a plain global suffices here. Every service is called with this table, the plugin's
+/// The host's service table as seen from inside a plugin, written by the entry's `init` and read by every service
+/// call (an atomic load: `is_cancelled` is polled per row). Every service is called with this table, the plugin's
 /// own: that is how the host knows who calls (a log line is attributed by the host, not by an ID we pass).
-nonisolated(unsafe) private var currentHost: UnsafePointer<ip_host>?
+/// (Kept as the address: an atomic pointer type would not be Sendable.)
+private let hostTable = Atomic<UInt>(0)
 
 /// The path the host loaded this plugin from (given to `init`), for plugins that keep data beside their .so.
-nonisolated(unsafe) private var currentPluginPath: String?
+private let pluginPathGiven = Mutex<String?>(nil)
+
+private var currentHost: UnsafePointer<ip_host>? {
+    UnsafePointer(bitPattern: hostTable.load(ordering: .acquiring))
+}
 
 /// A length in pixels as the host's placement rounds it: to the nearest integer, at least 1.
 public func roundDimension(_ value: Double) -> UInt32 {
@@ -20,12 +24,13 @@ public func roundDimension(_ value: Double) -> UInt32 {
 public enum Host {
     /// Remembers the host table and the plugin's path; called by `PluginEntry`'s init.
     static func attach(_ host: UnsafePointer<ip_host>?, pluginPath: UnsafePointer<CChar>?) {
-        currentHost = host
-        currentPluginPath = pluginPath.map { String(cString: $0) }
+        let path = pluginPath.map { String(cString: $0) }
+        pluginPathGiven.withLock { $0 = path }
+        hostTable.store(UInt(bitPattern: host), ordering: .releasing)
     }
 
     /// The absolute path of this plugin's .so, once initialised.
-    public static var pluginPath: String? { currentPluginPath }
+    public static var pluginPath: String? { pluginPathGiven.withLock { $0 } }
 
     /// True when the host's table is at least large enough to hold the slot at `offset` (an older host may lack
     /// slots a later minor appends; 1.0's are always there).

@@ -1,8 +1,9 @@
 import PluginAPI
+import Synchronization
 
 /// What a Swift loader implements: `start` makes a task object and hands the host a handle to it (made with
 /// `OpaqueHandle.retain`, before the task can call back); the kit answers `cancel` and `release` from the handle.
-public protocol LoadTask: AnyObject {
+public protocol LoadTask: AnyObject, Sendable {
     static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?) throws
         -> OpaquePointer
     /// Asks the load to stop soon; `complete(CANCELLED)` follows unless it already completed.
@@ -24,12 +25,14 @@ enum LoaderSlots {
     static let capacity = 4
 
     /// Filled while the entry table is built (before the host can call a slot), only read afterwards.
-    nonisolated(unsafe) private static var tasks: [any LoadTask.Type] = []
+    private static let tasks = Mutex<[any LoadTask.Type]>([])
 
     static func register(_ task: any LoadTask.Type) -> Int {
-        precondition(tasks.count < capacity, "PluginKit builds at most \(capacity) loaders per plugin")
-        tasks.append(task)
-        return tasks.count - 1
+        tasks.withLock { list in
+            precondition(list.count < capacity, "PluginKit builds at most \(capacity) loaders per plugin")
+            list.append(task)
+            return list.count - 1
+        }
     }
 
     typealias Start = @convention(c) (UnsafePointer<ip_load_request>?, UnsafePointer<ip_load_callbacks>?,
@@ -50,7 +53,7 @@ enum LoaderSlots {
                                   _ task: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
             guard let task else { throw PluginFailure.internalError("start called without a task slot") }
-            task.pointee = try tasks[index].start(request: request, callbacks: callbacks)
+            task.pointee = try tasks.withLock { $0[index] }.start(request: request, callbacks: callbacks)
         }
     }
 

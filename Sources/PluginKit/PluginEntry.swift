@@ -1,8 +1,9 @@
 import PluginAPI
+import Synchronization
 
-/// Factory tables by versioned ID for this plugin; filled once by `PluginEntry.make` (from the entry's
-/// static initialiser, before the host can call `get_factory`) and only read afterwards.
-nonisolated(unsafe) private var factoryTable: [(id: String, table: UnsafeRawPointer)] = []
+/// Factory tables by versioned ID for this plugin; filled by `PluginEntry.make` (from the entry's static
+/// initialiser, before the host can call `get_factory`) and only read afterwards.
+private let factoryTable = Mutex<[(id: String, table: StaticTable<Void>)]>([])
 
 /// Builds the static `ip_plugin_entry` table of a Swift plugin.
 ///
@@ -21,21 +22,21 @@ public enum PluginEntry {
             let factory = ip_coder_factory(
                 struct_size: UInt32(MemoryLayout<ip_coder_factory>.size),
                 coder_count: UInt32(coders.count), coders: list)
-            factoryTable.append((IP_CODER_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
+            factoryTable.withLock { $0.append((IP_CODER_FACTORY_ID, StaticTable(factory: StaticStorage.value(factory)))) }
         }
         if !loaders.isEmpty {
             let list = StaticStorage.array(loaders.map { Optional($0.pointer) })
             let factory = ip_loader_factory(
                 struct_size: UInt32(MemoryLayout<ip_loader_factory>.size),
                 loader_count: UInt32(loaders.count), loaders: list)
-            factoryTable.append((IP_LOADER_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
+            factoryTable.withLock { $0.append((IP_LOADER_FACTORY_ID, StaticTable(factory: StaticStorage.value(factory)))) }
         }
         if !caches.isEmpty {
             let list = StaticStorage.array(caches.map { Optional($0.pointer) })
             let factory = ip_cache_factory(
                 struct_size: UInt32(MemoryLayout<ip_cache_factory>.size),
                 cache_count: UInt32(caches.count), caches: list)
-            factoryTable.append((IP_CACHE_FACTORY_ID, UnsafeRawPointer(StaticStorage.value(factory))))
+            factoryTable.withLock { $0.append((IP_CACHE_FACTORY_ID, StaticTable(factory: StaticStorage.value(factory)))) }
         }
         let entry = ip_plugin_entry(
             struct_size: UInt32(MemoryLayout<ip_plugin_entry>.size),
@@ -52,7 +53,7 @@ public enum PluginEntry {
             get_factory: { requested in
                 guard let requested else { return nil }
                 let wanted = String(cString: requested)
-                return factoryTable.first(where: { $0.id == wanted })?.table
+                return factoryTable.withLock { tables in tables.first(where: { $0.id == wanted })?.table.raw }
             },
             get_extension: { _ in nil })
         return StaticTable(StaticStorage.value(entry))

@@ -96,8 +96,9 @@ public enum HostServices {
 
 /// A pointer to process-lifetime, immutable data.
 /// `@unchecked Sendable`: the pointee is written once, before the pointer is shared, and never again.
-struct UnsafeSendablePointer<T>: @unchecked Sendable {
-    let pointer: UnsafePointer<T>
+public struct UnsafeSendablePointer<T>: @unchecked Sendable {
+    public let pointer: UnsafePointer<T>
+    public init(pointer: UnsafePointer<T>) { self.pointer = pointer }
 }
 
 /// A C string that lives for the process.

@@ -9,6 +9,7 @@ import Glibc
 /// the input that caused it), `description <json>` (the `load.dlopen` check), `result <json>` (always last).
 /// Writes are single `write(2)` calls: nothing is buffered, so the parent sees every line up to a crash.
 enum CheckChannel {
+    /// `nonisolated(unsafe)`: set by `open` before any other thread exists; the fault handler writes to it.
     nonisolated(unsafe) private(set) static var fd: Int32 = 1
 
     /// Moves the protocol to a duplicate of fd 1 and sends fd 1 to stderr.

@@ -32,6 +32,7 @@ enum GuardedMemory {
     }
 
     /// Ranges known to the fault handler: (first byte, end, region) triples in a fixed C table.
+    /// `nonisolated(unsafe)`: the SIGSEGV handler reads it, where no lock may be taken (entries change atomically).
     private static let capacity = 8192
     nonisolated(unsafe) private static let ranges: UnsafeMutablePointer<UInt> = {
         let table = UnsafeMutablePointer<UInt>.allocate(capacity: capacity * 3)

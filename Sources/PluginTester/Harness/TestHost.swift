@@ -11,7 +11,9 @@ import Synchronization
 /// Buffers come from `GuardedMemory` (a guard page right after the last byte), requests beyond the call's limits
 /// are recorded (the plugin should have checked the limits itself before asking), cancellation polls are counted.
 enum TestHost {
-    nonisolated(unsafe) static let table: UnsafePointer<ip_host> = {
+    static var table: UnsafePointer<ip_host> { made.pointer }
+
+    private static let made = UnsafeSendablePointer<ip_host>(pointer: {
         let pointer = UnsafeMutablePointer<ip_host>.allocate(capacity: 1)
         pointer.initialize(to: ip_host(
             struct_size: UInt32(MemoryLayout<ip_host>.size),
@@ -53,7 +55,7 @@ enum TestHost {
                 return HostServices.placeService(request, placement)
             }))
         return UnsafePointer(pointer)
-    }()
+    }())
 
     /// Services called with a host pointer other than the table the plugin was given (the ABI: every service gets
     /// the `ip_host` it was reached through), by service name.

@@ -21,6 +21,7 @@ enum Watchdog {
     private static let started = Atomic<Bool>(false)
 
     /// The limit of one plugin call (`--call-timeout`), set once by the check child before any check runs.
+    /// `nonisolated(unsafe)`: written before any thread of the check starts, read-only afterwards.
     nonisolated(unsafe) static var callLimit: Double = 10
 
     /// Starts the watching thread (once): a plain pthread, because Dispatch would set up its own descriptors

@@ -1,4 +1,5 @@
 import PipelineHost
+import Synchronization
 
 /// `--isolation` and `--timeout` of `render` and `info`: which coders run in a sandboxed worker process (a
 /// crashing or hanging decoder then costs the request, not the CLI) and how long a worker may take.
@@ -10,14 +11,14 @@ enum IsolationSetup {
 
     /// The CLI's pools, ended by `endWorkers` (never by an orderly retire, which polls for a polite exit: about
     /// 2 ms per run). Written once per run, before any request.
-    nonisolated(unsafe) private static var keptUntilExit: [WorkerPool] = []
+    private static let keptUntilExit = Mutex<[WorkerPool]>([])
 
     /// Kills and reaps the CLI's workers and an unused start-up fork, so that none outlives the CLI: an orphan is
     /// reparented to PID 1, and a container's PID 1 often reaps nothing (a zombie per run). A worker holds nothing
     /// worth a graceful exit. The CLI calls it before exiting; after `endingWorkers(during:)` it is a no-op.
     static func endWorkers() {
         PreforkedWorker.discard()
-        for pool in keptUntilExit { pool.shutdown(grace: 0) }
+        for pool in keptUntilExit.withLock({ $0 }) { pool.shutdown(grace: 0) }
     }
 
     /// Runs `body` (work that needs no worker any more, such as encoding the decoded image) while the workers are
@@ -110,7 +111,7 @@ enum IsolationSetup {
         configuration.memoryLimit = budget + workerAddressSpaceOverhead
         let pool = WorkerPool(configuration: configuration)
         host.coders.workerPool = pool
-        keptUntilExit.append(pool)
+        keptUntilExit.withLock { $0.append(pool) }
         // A worker forked at start-up costs nothing to start now, and opens the preloaded plugin while this process
         // reads the input on the other core. Without one, a worker is spawned only if a request is isolated.
         if PreforkedWorker.isAvailable { try? pool.prewarm() }

@@ -32,7 +32,7 @@ enum LaneThreads {
     }
 
     private static func startThread(_ body: @escaping @Sendable () -> Void) {
-        final class Start: @unchecked Sendable { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+        final class Start: Sendable { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
         let context = Unmanaged.passRetained(Start(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

@@ -16,6 +16,8 @@ import Glibc
 ///   handler (the Swift backtracer, or the default action) run with descriptor 2 restored.
 enum LibraryOutput {
     /// Where the CLI's own messages go: the real standard error (2 until `capture` moves the libraries aside).
+    /// `nonisolated(unsafe)` here and below: written once by `capture` before any other thread starts, then read by
+    /// signal handlers, where no lock may be taken.
     nonisolated(unsafe) private(set) static var standardError: Int32 = 2
     /// The memory file that descriptor 2 points at; -1 before `capture`.
     nonisolated(unsafe) private static var captured: Int32 = -1

@@ -124,6 +124,7 @@ enum OutputFile {
 /// one of a fixed set of slots (a write that finds none free waits: never more writes than slots in flight).
 enum InterruptCleanup {
     static let slotCount = 256
+    /// `nonisolated(unsafe)`: read by the signal handlers, where no lock may be taken (slots are claimed atomically).
     nonisolated(unsafe) private static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
         let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slotCount)
         slots.initialize(repeating: nil, count: slotCount)

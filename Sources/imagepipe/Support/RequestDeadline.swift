@@ -11,6 +11,8 @@ import Glibc
 /// that is not needed: when the deadline passes, the process reports the timeout on its one line, removes the
 /// temporary output it may be writing, ends its workers and exits; the decode dies with it.
 enum RequestDeadline {
+    /// Kept so that the timer is not released (and cancelled) when `start` returns. `nonisolated(unsafe)`: written
+    /// once by `start` on the main thread and never read (DispatchSourceTimer is not Sendable, so no Mutex).
     nonisolated(unsafe) private static var timer: DispatchSourceTimer?
     /// Whoever ends the process first (the deadline, or the command finishing or failing) says the last word: never
     /// a second line after a timeout, never a timeout after the command's own result.

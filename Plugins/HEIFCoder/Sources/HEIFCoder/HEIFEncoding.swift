@@ -115,8 +115,8 @@ enum HEIFEncoding {
             let status = target.sink.pointee.write(target.sink.pointee.context, data?.assumingMemoryBound(to: UInt8.self), size)
             target.status = status
             return status == ip_status(IP_STATUS_OK)
-                ? heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: WriterMessages.ok)
-                : heif_error(code: heif_error_Encoding_error, subcode: heif_suberror_Cannot_write_output_data, message: WriterMessages.failed)
+                ? heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: WriterMessages.ok.pointer)
+                : heif_error(code: heif_error_Encoding_error, subcode: heif_suberror_Cannot_write_output_data, message: WriterMessages.failed.pointer)
         })
         let error = withExtendedLifetime(target) {
             heif_context_write(context, &writer, Unmanaged.passUnretained(target).toOpaque())
@@ -130,6 +130,6 @@ enum HEIFEncoding {
 
 /// Static C strings for heif_error values returned from the writer callback (libheif keeps the pointer).
 private enum WriterMessages {
-    nonisolated(unsafe) static let ok = StaticStorage.cString("Success")
-    nonisolated(unsafe) static let failed = StaticStorage.cString("the output sink refused the bytes")
+    static let ok = StaticTable(StaticStorage.cString("Success"))
+    static let failed = StaticTable(StaticStorage.cString("the output sink refused the bytes"))
 }
