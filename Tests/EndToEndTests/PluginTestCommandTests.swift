@@ -71,6 +71,7 @@ import TestSupport
         ("BROKEN_FOREIGN_ICC", "coder.decode", "failed", "ICC profile that alloc_bytes did not allocate"),
         ("BROKEN_FOREIGN_HOST", "coder.decode", "failed", "alloc_pixels with a host pointer other than the one init received"),
         ("BROKEN_TRUSTS_EXTENSIONS", "coder.newer-host", "failed", "decoded differently"),
+        ("BROKEN_WRITES_PAST_INFO", "coder.probe", "failed", "wrote past the end of the ip_image_info the host lent"),
     ])
     func eachBreakageIsReportedWithItsStatus(define: String, check: String, status: String, message: String) throws {
         // Given a plugin broken in exactly one way

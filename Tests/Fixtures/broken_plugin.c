@@ -15,6 +15,8 @@
  *   BROKEN_FOREIGN_ICC          decode reports an ICC profile in its own static memory, not from alloc_bytes
  *   BROKEN_FOREIGN_HOST         decode calls alloc_pixels with a copy of the host table, not the one init received
  *   BROKEN_TRUSTS_EXTENSIONS    decode treats any decode extension as a tint, without looking at its ID
+ *   BROKEN_WRITES_PAST_INFO     probe writes a field past the ip_image_info struct_size the host gave (as a plugin
+ *                               built for a later minor might, using its own sizeof)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -81,6 +83,9 @@ static ip_status probe(const ip_decode_request *request, ip_image_info *info, ip
     info->bit_depth = 8;
     info->has_alpha = 0;
     strcpy(info->format, "brkn");
+#ifdef BROKEN_WRITES_PAST_INFO
+    ((uint8_t *)info)[info->struct_size + 8] = 1;
+#endif
     return IP_STATUS_OK;
 }
 

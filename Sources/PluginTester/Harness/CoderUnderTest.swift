@@ -92,35 +92,38 @@ struct CoderUnderTest: @unchecked Sendable {
     func probe(_ data: [UInt8], _ options: Options = options(), label: String) -> Outcome<ip_image_info> {
         guard let probe = table.probe else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no probe slot") }
         let call = TestCall(limits: options.limits)
-        var info = ip_image_info()
-        info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
+        let info = LentStruct<ip_image_info>()
+        defer { info.release() }
         var message = [CChar](repeating: 0, count: 1024)
         let status = withRequest(data, options, call) { request in
             message.withUnsafeMutableBufferPointer { m in
                 Watchdog.guarding(label, limit: callLimit) {
-                    probe(request, &info, ip_message(buffer: m.baseAddress, capacity: m.count))
+                    probe(request, info.pointer, ip_message(buffer: m.baseAddress, capacity: m.count))
                 }
             }
         }
-        var outcome = Outcome(status: status, message: ABICopy.text(message), value: status == IP_STATUS_OK ? info : nil)
+        var outcome = Outcome(status: status, message: ABICopy.text(message), value: status == IP_STATUS_OK ? info.value() : nil)
         outcome.problems = statusProblems(status, message: outcome.message) + call.problems
+        if let overrun = info.overrun("ip_image_info") { outcome.problems.append(overrun) }
         return outcome
     }
 
     func decode(_ data: [UInt8], _ options: Options = options(), call: TestCall? = nil, label: String) -> Outcome<DecodedImage> {
         guard let decode = table.decode else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no decode slot") }
         let call = call ?? TestCall(limits: options.limits)
-        var image = ip_image()
-        image.struct_size = UInt32(MemoryLayout<ip_image>.size)
+        let image = LentStruct<ip_image>()
+        defer { image.release() }
         var message = [CChar](repeating: 0, count: 1024)
         let status = withRequest(data, options, call) { request in
             message.withUnsafeMutableBufferPointer { m in
                 Watchdog.guarding(label, limit: callLimit) {
-                    decode(request, &image, ip_message(buffer: m.baseAddress, capacity: m.count))
+                    decode(request, image.pointer, ip_message(buffer: m.baseAddress, capacity: m.count))
                 }
             }
         }
-        return finishImage(status, image, message: ABICopy.text(message), call: call)
+        var outcome = finishImage(status, image.value(), message: ABICopy.text(message), call: call)
+        if let overrun = image.overrun("ip_image") { outcome.problems.append(overrun) }
+        return outcome
     }
 
     /// Validates an image a call returned with OK and copies it out; frees every other buffer of the call.
