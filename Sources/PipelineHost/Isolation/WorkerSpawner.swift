@@ -97,37 +97,11 @@ final class WorkerSpawner: @unchecked Sendable {
         posix_spawnattr_setsigmask(attributes, &mask)
         posix_spawnattr_setflags(attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
-        let argv = ([job.executable] + job.arguments).map { strdup($0) }
-        let envp = environment().map { strdup($0) }
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let status = (argv + [nil]).withUnsafeBufferPointer { argvPointer in
-            (envp + [nil]).withUnsafeBufferPointer { envpPointer in
-                posix_spawn(&pid, job.executable, actions, attributes, argvPointer.baseAddress!, envpPointer.baseAddress!)
-            }
-        }
-        guard status == 0 else {
-            throw SpawnError(description: "cannot start the worker \(job.executable): \(LinuxSystem.describe(status))")
-        }
-        return pid
-    }
-
-    /// The host's environment with the worker's overrides.
-    private static func environment() -> [String] {
         let overrides = ["SWIFT_BACKTRACE": "enable=no", "MALLOC_ARENA_MAX": "2", "MALLOC_TOP_PAD_": String(16 << 20)]
-        var result: [String] = []
-        if let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "environ") {
-            var entry = symbol.assumingMemoryBound(to: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self).pointee
-            while let pointer = entry, let text = pointer.pointee {
-                let line = String(cString: text)
-                let name = line.split(separator: "=", maxSplits: 1).first.map(String.init) ?? line
-                if overrides[name] == nil { result.append(line) }
-                entry = pointer + 1
-            }
+        switch ProcessSpawn.spawn(job.executable, job.arguments, overrides: overrides, actions: actions, attributes: attributes) {
+        case .success(let pid): return pid
+        case .failure(let failure):
+            throw SpawnError(description: "cannot start the worker \(job.executable): \(LinuxSystem.describe(failure.number))")
         }
-        return result + overrides.map { "\($0.key)=\($0.value)" }.sorted()
     }
 }

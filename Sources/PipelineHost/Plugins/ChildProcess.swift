@@ -109,35 +109,12 @@ public final class ChildProcess {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let argv = ([executable] + arguments).map { strdup($0) }
-        let envp = environment(overrides).map { strdup($0) }
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        switch ProcessSpawn.spawn(executable, arguments, overrides: overrides, actions: &actions, attributes: &attributes) {
+        case .success(let child): return child
+        case .failure(let failure): throw ChildProcessError("cannot start \(executable): \(failure)")
         }
-        var child: pid_t = 0
-        let status = (argv + [nil]).withUnsafeBufferPointer { argvPointer in
-            (envp + [nil]).withUnsafeBufferPointer { envPointer in
-                posix_spawn(&child, executable, &actions, &attributes, argvPointer.baseAddress!, envPointer.baseAddress!)
-            }
-        }
-        guard status == 0 else { throw ChildProcessError("cannot start \(executable): \(String(cString: strerror(status)))") }
-        return child
     }
 
-    /// This process's environment with `overrides` applied.
-    private static func environment(_ overrides: [String: String]) -> [String] {
-        var result: [String] = []
-        if var cursor = Optional(environ) {
-            while let entry = cursor.pointee {
-                let line = String(cString: entry)
-                let name = line.split(separator: "=", maxSplits: 1).first.map(String.init) ?? line
-                if overrides[name] == nil { result.append(line) }
-                cursor += 1
-            }
-        }
-        return result + overrides.map { "\($0.key)=\($0.value)" }.sorted()
-    }
 
 
     deinit {

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,9 +53,13 @@ enum LaneThreads {
     }
 }
 
-/// Hands a result from a task to the thread waiting on the semaphore; the semaphore orders the accesses.
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
+/// Hands a result from a task to the thread waiting on the semaphore.
+private final class ResultBox<T: Sendable>: Sendable {
+    private let stored = Mutex<Result<T, Error>?>(nil)
+    var result: Result<T, Error>? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
 }
 
 extension Result where Failure == Error {
