@@ -43,6 +43,8 @@ import TestSupport
         // Then every step succeeded: built, tested clean, listed, rendered and read back
         #expect(result.status == 0, "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")
         #expect(result.stdout.contains("0 failed, 0 crashed, 0 timed out"), "the plugin test passes")
+        #expect(result.stdout.contains("passed    cache.operations [org.example.cache.memory/1]"),
+                "the template's cache, built by PluginKit's CacheTable, passes the tester's cache checks")
         #expect(result.stdout.contains("org.example.coder.farbfeld/1  farbfeld"), "imagepipe coders lists it")
         #expect(result.stdout.contains("format:") && result.stdout.contains("farbfeld"), "info reads the rendered file back")
         #expect(FileManager.default.fileExists(atPath: home + "/.local/lib/imagepipe/plugins.d/libFarbfeldCoder.so"))

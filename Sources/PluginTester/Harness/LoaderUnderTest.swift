@@ -30,9 +30,9 @@ struct LoaderUnderTest: @unchecked Sendable {
         }
     }
 
-    /// What the callbacks saw. `@unchecked Sendable`: every field is behind `state`'s lock; callbacks may arrive
-    /// on any loader thread.
-    final class Recorder: @unchecked Sendable {
+    /// What the callbacks saw; callbacks may arrive on any loader thread, so everything they change is behind
+    /// `state`'s lock.
+    final class Recorder: Sendable {
         struct State {
             var bytes: [UInt8] = []
             var responses = 0
@@ -45,8 +45,13 @@ struct LoaderUnderTest: @unchecked Sendable {
         let state = Mutex(State())
         let finished = DispatchSemaphore(value: 0)
         let firstData = DispatchSemaphore(value: 0)
-        var rejectResponse = false
-        var stopAfterBytes: Int?
+        let rejectResponse: Bool
+        let stopAfterBytes: Int?
+
+        init(rejectResponse: Bool, stopAfterBytes: Int?) {
+            self.rejectResponse = rejectResponse
+            self.stopAfterBytes = stopAfterBytes
+        }
 
         func problem(_ text: String) { state.withLock { if !$0.problems.contains(text) { $0.problems.append(text) } } }
     }
@@ -57,9 +62,7 @@ struct LoaderUnderTest: @unchecked Sendable {
 
     func load(_ url: String, maxBytes: UInt64 = 0, cancel: Cancellation = .none, rejectResponse: Bool = false,
               stopAfterBytes: Int? = nil, wait: Double = 20) -> Result {
-        let recorder = Recorder()
-        recorder.rejectResponse = rejectResponse
-        recorder.stopAfterBytes = stopAfterBytes
+        let recorder = Recorder(rejectResponse: rejectResponse, stopAfterBytes: stopAfterBytes)
         var callbacks = ip_load_callbacks(
             struct_size: UInt32(MemoryLayout<ip_load_callbacks>.size),
             context: Unmanaged.passUnretained(recorder).toOpaque(),

@@ -23,11 +23,17 @@ let farbfeldCoder = CoderTable.make(descriptor: farbfeldDescriptor, decoder: Far
 extension FarbfeldDecoding: ImageDecoding {}
 extension FarbfeldEncoding: ImageEncoding {}
 
+/// A cache component in the same plugin (see MemoryCache): its table, built by the kit from the store type.
+let memoryCache = CacheTable.make(
+    descriptor: Descriptors.cache(id: "org.example.cache.memory/1", name: "memory (Swift template)", version: "1.0.0",
+                                  capabilities: UInt64(IP_CACHE_THREAD_SAFE)),
+    store: MemoryCache.self)
+
 /// The plugin's entry table: identity, ABI version and its factories (built by PluginKit).
 let pluginEntry = PluginEntry.make(
     id: "org.example.farbfeld", name: "farbfeld", version: "1.0.0", vendor: "imagepipe template",
-    description: "farbfeld decoder and encoder written in Swift (the Swift plugin template)",
-    coders: [farbfeldCoder])
+    description: "farbfeld decoder and encoder written in Swift, and an in-memory cache (the Swift plugin template)",
+    coders: [farbfeldCoder], caches: [memoryCache])
 
 /// The plugin's only exported symbol (exports.map hides everything else).
 @_cdecl("imagepipe_plugin_entry")
