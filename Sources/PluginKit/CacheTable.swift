@@ -1,5 +1,4 @@
 import PluginAPI
-import Synchronization
 
 /// What a Swift cache implements: a store opened from a configuration string, mapping the host's keys to bytes.
 /// The kit hands the host a handle to the store and answers every slot through it (`CacheTable.make`).
@@ -25,7 +24,7 @@ extension CacheStore {
 /// Builds a cache's `ip_cache` table from its store type (as `CoderTable` does for coders).
 public enum CacheTable {
     public static func make(descriptor: StaticTable<ip_cache_descriptor>, store: any CacheStore.Type) -> StaticTable<ip_cache> {
-        let index = CacheSlots.register(store)
+        let index = CacheSlots.registry.register(store)
         return StaticTable(StaticStorage.value(ip_cache(
             struct_size: UInt32(MemoryLayout<ip_cache>.size), descriptor: descriptor.pointer,
             open: CacheSlots.open(index), get: CacheSlots.get, put: CacheSlots.put, remove: CacheSlots.remove,
@@ -36,16 +35,7 @@ public enum CacheTable {
 /// The C entry points behind `CacheTable`: `open` once per cache number, the rest shared (they find the store
 /// through its handle).
 enum CacheSlots {
-    static let capacity = 4
-    private static let stores = Mutex<[any CacheStore.Type]>([])
-
-    static func register(_ store: any CacheStore.Type) -> Int {
-        stores.withLock { list in
-            precondition(list.count < capacity, "PluginKit builds at most \(capacity) caches per plugin")
-            list.append(store)
-            return list.count - 1
-        }
-    }
+    static let registry = SlotRegistry<any CacheStore.Type>(kind: "caches", capacity: 4)
 
     /// The object behind a store handle.
     final class Handle: Sendable {
@@ -69,7 +59,7 @@ enum CacheSlots {
                                  _ store: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
             guard let store else { throw PluginFailure.internalError("open called without a store slot") }
-            let type = stores.withLock { $0[index] }
+            let type = registry[index]
             store.pointee = OpaqueHandle.retain(Handle(try type.open(configuration: configuration.map { String(cString: $0) })))
         }
     }

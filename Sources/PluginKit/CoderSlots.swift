@@ -1,5 +1,4 @@
 import PluginAPI
-import Synchronization
 
 /// The C entry points behind the tables `CoderTable` builds.
 ///
@@ -7,8 +6,6 @@ import Synchronization
 /// are shared by every coder; the others (sniff, probe, decode, frames_open, incremental_open, encode) exist once
 /// per coder number, because a C function pointer cannot carry which coder it belongs to.
 enum CoderSlots {
-    /// Coders a plugin may define through the kit (numbered entry points exist for these).
-    static let capacity = 4
 
     struct Implementation: Sendable {
         let sniffer: (any ImageSniffing.Type)?
@@ -18,19 +15,9 @@ enum CoderSlots {
         let encoder: (any ImageEncoding.Type)?
     }
 
-    /// Filled while the plugin's entry table is built (its static initialiser, before the host can call any
-    /// slot) and only read afterwards.
-    private static let registered = Mutex<[Implementation]>([])
+    static let registry = SlotRegistry<Implementation>(kind: "coders", capacity: 4)
 
-    static func register(_ implementation: Implementation) -> Int {
-        registered.withLock { list in
-            precondition(list.count < capacity, "PluginKit builds at most \(capacity) coders per plugin")
-            list.append(implementation)
-            return list.count - 1
-        }
-    }
-
-    private static func implementation(_ index: Int) -> Implementation { registered.withLock { $0[index] } }
+    private static func implementation(_ index: Int) -> Implementation { registry[index] }
 
     /// The numbered entry points of coder `index`, in an ip_coder (handle slots and descriptor left empty).
     static func entryPoints(_ index: Int) -> ip_coder {

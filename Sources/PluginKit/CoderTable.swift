@@ -18,7 +18,7 @@ extension StaticTable where Table == Void {
 ///
 /// C function pointers cannot capture which coder they belong to, and a slot's arguments do not say, so each coder
 /// of a plugin gets a numbered set of entry points (`CoderSlots`) that look its implementations up by number. A
-/// plugin may define up to `CoderSlots.capacity` coders.
+/// plugin may define up to four coders.
 public enum CoderTable {
     /// The capabilities that say which slots are filled; the kit sets them from the implementations given.
     static let slotCapabilities = UInt64(IP_CODER_CAN_DECODE) | UInt64(IP_CODER_CAN_ENCODE) | UInt64(IP_CODER_ANIMATED)
@@ -32,7 +32,7 @@ public enum CoderTable {
         incremental: (any IncrementalDecoding.Type)? = nil,
         encoder: (any ImageEncoding.Type)? = nil
     ) -> StaticTable<ip_coder> {
-        let index = CoderSlots.register(CoderSlots.Implementation(
+        let index = CoderSlots.registry.register(CoderSlots.Implementation(
             sniffer: sniffer, decoder: decoder, frames: frames, incremental: incremental, encoder: encoder))
         var derived: UInt64 = 0
         if decoder != nil { derived |= UInt64(IP_CODER_CAN_DECODE) }

@@ -1,5 +1,4 @@
 import PluginAPI
-import Synchronization
 
 /// What a Swift loader implements: `start` makes a task object and hands the host a handle to it (made with
 /// `OpaqueHandle.retain`, before the task can call back); the kit answers `cancel` and `release` from the handle.
@@ -13,7 +12,7 @@ public protocol LoadTask: AnyObject, Sendable {
 /// Builds a loader's `ip_loader` table from its task type (as `CoderTable` does for coders).
 public enum LoaderTable {
     public static func make(descriptor: StaticTable<ip_loader_descriptor>, task: any LoadTask.Type) -> StaticTable<ip_loader> {
-        let index = LoaderSlots.register(task)
+        let index = LoaderSlots.registry.register(task)
         return StaticTable(StaticStorage.value(ip_loader(
             struct_size: UInt32(MemoryLayout<ip_loader>.size), descriptor: descriptor.pointer,
             start: LoaderSlots.start(index), cancel: LoaderSlots.cancel, release: LoaderSlots.release)))
@@ -22,18 +21,7 @@ public enum LoaderTable {
 
 /// The C entry points behind `LoaderTable`: `start` once per loader number, `cancel` and `release` shared.
 enum LoaderSlots {
-    static let capacity = 4
-
-    /// Filled while the entry table is built (before the host can call a slot), only read afterwards.
-    private static let tasks = Mutex<[any LoadTask.Type]>([])
-
-    static func register(_ task: any LoadTask.Type) -> Int {
-        tasks.withLock { list in
-            precondition(list.count < capacity, "PluginKit builds at most \(capacity) loaders per plugin")
-            list.append(task)
-            return list.count - 1
-        }
-    }
+    static let registry = SlotRegistry<any LoadTask.Type>(kind: "loaders", capacity: 4)
 
     typealias Start = @convention(c) (UnsafePointer<ip_load_request>?, UnsafePointer<ip_load_callbacks>?,
                                       UnsafeMutablePointer<OpaquePointer?>?, ip_message) -> ip_status
@@ -53,7 +41,7 @@ enum LoaderSlots {
                                   _ task: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
             guard let task else { throw PluginFailure.internalError("start called without a task slot") }
-            task.pointee = try tasks.withLock { $0[index] }.start(request: request, callbacks: callbacks)
+            task.pointee = try registry[index].start(request: request, callbacks: callbacks)
         }
     }
 
