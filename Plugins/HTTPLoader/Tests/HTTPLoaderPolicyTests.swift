@@ -24,7 +24,7 @@ struct HTTPLoaderPolicyTests {
         let url = "http://\(host):\(served.server.port)/image.png"
         let started = Date()
         let outcome = try RawHTTPLoader().start(url, flags: Self.refuse).wait()
-        #expect(outcome.status == IP_STATUS_IO, "\(url): \(outcome.message)")
+        #expect(outcome.status == IP_STATUS_REFUSED, "\(url): \(outcome.message)")
         #expect(outcome.message.contains("a \(reason)") && outcome.message.contains("public addresses only"), "\(outcome.message)")
         #expect(outcome.response == nil && outcome.body.isEmpty)
         // Refused before connecting: no wait for an unreachable private address, nothing reached the server.
@@ -46,7 +46,7 @@ struct HTTPLoaderPolicyTests {
         // opening a socket, so only the check before each request can stop it.
         #expect(try loader.start(url).wait().body == served.image)
         let outcome = try loader.start(url, flags: Self.refuse).wait()
-        #expect(outcome.status == IP_STATUS_IO && outcome.message.contains("refused to connect to 127.0.0.1"), "\(outcome.message)")
+        #expect(outcome.status == IP_STATUS_REFUSED && outcome.message.contains("refused to connect to 127.0.0.1"), "\(outcome.message)")
         #expect(try served.server.requestCount("/image.png") == 1)
     }
 

@@ -14,6 +14,7 @@ public enum PluginStatus: Int32, Sendable, Codable, CustomStringConvertible {
     case internalError = 9
     case notFound = 10
     case end = 11
+    case refused = 12
 
     /// Maps a raw status; a code outside the ABI's list is a plugin bug and reads as internalError.
     init(abi: ip_status) { self = PluginStatus(rawValue: abi) ?? .internalError }
@@ -32,6 +33,7 @@ public enum PluginStatus: Int32, Sendable, Codable, CustomStringConvertible {
         case .internalError: "internal error"
         case .notFound: "not found"
         case .end: "end"
+        case .refused: "refused"
         }
     }
 }

@@ -135,7 +135,7 @@ enum ABICopy {
 /// Status codes by name, for messages.
 enum StatusName {
     static let names = ["OK", "NEED_MORE", "UNSUPPORTED", "INVALID_DATA", "TRUNCATED", "LIMIT_EXCEEDED", "CANCELLED",
-                        "IO", "NO_MEMORY", "INTERNAL", "NOT_FOUND", "END"]
+                        "IO", "NO_MEMORY", "INTERNAL", "NOT_FOUND", "END", "REFUSED"]
 
     static func of(_ status: Int32) -> String {
         names.indices.contains(Int(status)) ? names[Int(status)] : "invalid status \(status)"

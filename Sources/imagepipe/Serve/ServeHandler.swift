@@ -221,11 +221,10 @@ final class ServeHandler: Sendable {
         guard let error = error as? PipelineError else { return (500, "internal error") }
         let message = "\(error)".split(separator: "\n").first.map(String.init) ?? "error"
         switch error {
-        case .loadingFailed(_, _, let status, let detail):
-            // The HTTP loader's address policy (refusePrivateAddresses) says so in its message; a refused
-            // destination is the service's policy at work, not an origin failure.
-            if detail.contains("allows public addresses only") { return (403, "the source's address is not public") }
+        case .loadingFailed(_, _, let status, _):
             switch status {
+            // The loader's address policy (refusePrivateAddresses): the service's policy at work, not an origin failure.
+            case .refused: return (403, "the source's address is not public")
             case .notFound: return (404, "source not found")
             case .limitExceeded: return (413, "the source is larger than this service accepts")
             default: return (502, "the source could not be loaded: \(message)")

@@ -118,6 +118,6 @@ extension HTTPLoadTask {
 
     /// Records why the transfer could not go on; the completion reports it instead of libcurl's generic error.
     func refuse(address: String, reason: String) {
-        stopReason = PluginFailure(IP_STATUS_IO, "refused to connect to \(address), a \(reason) address: this load allows public addresses only")
+        stopReason = PluginFailure(IP_STATUS_REFUSED, "refused to connect to \(address), a \(reason) address: this load allows public addresses only")
     }
 }

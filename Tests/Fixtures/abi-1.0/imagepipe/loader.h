@@ -37,7 +37,7 @@ typedef struct ip_loader_descriptor {
 /* Refuse loopback, private (RFC 1918, unique-local), link-local, carrier-grade NAT, unspecified, multicast and
  * other non-public destinations: checked against the resolved address of every connection the load makes or
  * reuses, redirects included, before a request is sent on it — so neither a DNS name, a redirect nor DNS
- * rebinding reaches an internal service (SSRF). Complete with IP_STATUS_IO and a message naming the address. */
+ * rebinding reaches an internal service (SSRF). Complete with IP_STATUS_REFUSED and a message naming the address. */
 #define IP_LOAD_REFUSE_PRIVATE_ADDRESSES (1u << 0)
 /* Follow no redirect (max_redirects 0 means the loader's default): a 3xx response is the response. */
 #define IP_LOAD_NO_REDIRECTS (1u << 1)

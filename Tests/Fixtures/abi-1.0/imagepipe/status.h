@@ -42,6 +42,9 @@ typedef int32_t ip_status;
 #define IP_STATUS_NOT_FOUND 10
 /* An iteration (frames) has no more items. Not an error. */
 #define IP_STATUS_END 11
+/* Refused by a policy the host set on the request (a load's address policy): the source may be fine, but this
+ * request may not reach it. Hosts report it as a refusal (HTTP 403), not as a failure of the source. */
+#define IP_STATUS_REFUSED 12
 
 /* A caller-owned buffer a plugin writes its error message into.
  * Frozen as it is and passed by value, so it has no struct_size: a by-value struct cannot grow without
