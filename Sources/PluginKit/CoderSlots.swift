@@ -74,7 +74,7 @@ enum CoderSlots {
                               _ info: UnsafeMutablePointer<ip_image_info>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
             guard let decoder = implementation(index).decoder else { throw PluginFailure.unsupported("no decoder") }
-            try DecodeRequestView(request).checkInputSize()
+            try InputLimit.check(request)
             try decoder.probe(request, into: info)
         }
     }
@@ -83,7 +83,7 @@ enum CoderSlots {
                                _ image: UnsafeMutablePointer<ip_image>?, _ message: ip_message) -> ip_status {
         withStatus(message) {
             guard let decoder = implementation(index).decoder else { throw PluginFailure.unsupported("no decoder") }
-            try DecodeRequestView(request).checkInputSize()
+            try InputLimit.check(request)
             try decoder.decode(request, into: image)
         }
     }
@@ -93,7 +93,7 @@ enum CoderSlots {
         withStatus(message) {
             guard let frames = implementation(index).frames else { throw PluginFailure.unsupported("no animation") }
             guard let request, let iterator else { throw PluginFailure.internalError("NULL request or iterator") }
-            try DecodeRequestView(request).checkInputSize()
+            try InputLimit.check(request)
             iterator.pointee = OpaqueHandle.retain(FrameHandle(try frames.open(request)))
         }
     }

@@ -71,7 +71,7 @@ struct PluginLibrary {
         guard let initialize = rawEntry.`init` else { return Int(min(UInt32(IP_ABI_MINOR), rawEntry.abi_minor)) }
         var message = MessageBuffer()
         let status = message.withMessage { m in
-            absolutePath.withCString { path in
+            PluginSearchPath.absolute(path).withCString { path in
                 PluginStatus(abi: initialize(HostServices.table(forPlugin: entry.id), path, UInt32(IP_ABI_MINOR), &pluginMinor, m))
             }
         }
@@ -83,14 +83,6 @@ struct PluginLibrary {
             throw ABIReading.Failure("init answered ABI minor \(pluginMinor), newer than the host's \(IP_ABI_MINOR)")
         }
         return Int(pluginMinor)
-    }
-
-    /// `path` made absolute (init promises an absolute path), symbolic links left as they are.
-    var absolutePath: String {
-        if path.hasPrefix("/") { return path }
-        guard let cwd = getcwd(nil, 0) else { return path }
-        defer { free(cwd) }
-        return String(cString: cwd) + "/" + path
     }
 
     /// Every component's descriptor and table, validated; nothing of the plugin runs but get_factory.

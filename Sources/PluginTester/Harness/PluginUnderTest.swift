@@ -43,14 +43,6 @@ struct PluginUnderTest {
                                openSeconds: ChildProcess.now() - started)
     }
 
-    /// The plugin's path made absolute (init promises an absolute path).
-    var absolutePath: String {
-        if path.hasPrefix("/") { return path }
-        guard let cwd = getcwd(nil, 0) else { return path }
-        defer { free(cwd) }
-        return String(cString: cwd) + "/" + path
-    }
-
     /// Calls init with `hostMinor`; returns the status, the minor the plugin answered and its message.
     func initialize(hostMinor: UInt32 = UInt32(IP_ABI_MINOR)) -> (status: Int32, pluginMinor: UInt32, message: String) {
         guard let initialize = entry.`init` else { return (IP_STATUS_OK, min(hostMinor, entry.abi_minor), "") }
@@ -58,7 +50,7 @@ struct PluginUnderTest {
         var buffer = [CChar](repeating: 0, count: 1024)
         let status = buffer.withUnsafeMutableBufferPointer { message in
             Watchdog.guarding("init(host minor \(hostMinor))", limit: Watchdog.callLimit) {
-                absolutePath.withCString { path in
+                PluginSearchPath.absolutePath(path).withCString { path in
                     initialize(TestHost.table, path, hostMinor, &answered, ip_message(buffer: message.baseAddress, capacity: message.count))
                 }
             }

@@ -25,9 +25,7 @@ let heifDescriptor = Descriptors.coder(
 let heifCoder = CoderTable.make(descriptor: heifDescriptor, sniffer: HEIFSniffer.self, decoder: HEIFDecoding.self,
                                 encoder: LibHEIF.canEncodeHEVC ? HEIFEncoding.self : nil)
 
-extension HEIFSniffer: ImageSniffing {
-    static func sniff(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status { status(data, size) }
-}
+extension HEIFSniffer: ImageSniffing {}
 extension HEIFDecoding: ImageDecoding {}
 extension HEIFEncoding: ImageEncoding {}
 

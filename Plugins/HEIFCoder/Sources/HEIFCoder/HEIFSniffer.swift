@@ -72,7 +72,7 @@ enum HEIFSniffer {
     }
 
     /// sniff()'s answer as an ABI status.
-    static func status(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
+    static func sniff(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
         guard let data, size > 0 else { return ip_status(IP_STATUS_NEED_MORE) }
         switch classify(UnsafeBufferPointer(start: data, count: size)) {
         case .heif: return ip_status(IP_STATUS_OK)

@@ -25,29 +25,26 @@ let svgDescriptor = Descriptors.coder(
     sniffBytes: 4096, decodeExtensions: [IP_DECODE_EXTENSION_TINT])
 
 /// The coder's table, built by the kit from the implementations.
-let svgCoder = CoderTable.make(descriptor: svgDescriptor, sniffer: SVGSniffing.self, decoder: SVGCoder.self)
+let svgCoder = CoderTable.make(descriptor: svgDescriptor, sniffer: SVGSniffer.self, decoder: SVGCoder.self)
 
 extension SVGCoder: ImageDecoding {}
 
-/// sniff() through the kit.
-enum SVGSniffing: ImageSniffing {
-    static func sniff(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status { sniffStatus(data, size) }
-}
-
-/// sniff(): OK for SVG (plain or gzip-compressed), UNSUPPORTED otherwise, NEED_MORE when the bytes end too soon.
-func sniffStatus(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
-    guard let data, size > 0 else { return ip_status(IP_STATUS_NEED_MORE) }
-    let bytes = UnsafeBufferPointer(start: data, count: size)
-    let verdict: SVGSniffer.Verdict
-    if bytes[0] == 0x1F {
-        verdict = size < 2 ? .needMore : GzipPeek.sniff(bytes)
-    } else {
-        verdict = SVGSniffer.classify(bytes)
-    }
-    switch verdict {
-    case .svg: return ip_status(IP_STATUS_OK)
-    case .notSVG: return ip_status(IP_STATUS_UNSUPPORTED)
-    case .needMore: return ip_status(IP_STATUS_NEED_MORE)
+extension SVGSniffer: ImageSniffing {
+    /// sniff(): OK for SVG (plain or gzip-compressed), UNSUPPORTED otherwise, NEED_MORE when the bytes end too soon.
+    static func sniff(_ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
+        guard let data, size > 0 else { return ip_status(IP_STATUS_NEED_MORE) }
+        let bytes = UnsafeBufferPointer(start: data, count: size)
+        let verdict: Verdict
+        if bytes[0] == 0x1F {
+            verdict = size < 2 ? .needMore : GzipPeek.sniff(bytes)
+        } else {
+            verdict = classify(bytes)
+        }
+        switch verdict {
+        case .svg: return ip_status(IP_STATUS_OK)
+        case .notSVG: return ip_status(IP_STATUS_UNSUPPORTED)
+        case .needMore: return ip_status(IP_STATUS_NEED_MORE)
+        }
     }
 }
 
