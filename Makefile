@@ -38,13 +38,16 @@ run: build
 
 # The plugin tester, the C template's checks and a bounded fuzz run (FUZZ_CASES cases of a fixed seed, at most
 # FUZZ_SECONDS) come first, so that swift test's summary is the closing line. `make fuzz` is the long run.
+# Each step runs under scripts/no-leftovers, which fails the step when a process it started (a redis-server, a
+# `serve`, an origin server, a worker) is still alive after it.
 FUZZ_CASES ?= 3000
 FUZZ_SECONDS ?= 60
+NO_LEFTOVERS := scripts/no-leftovers
 test: build
-	$(MAKE) --no-print-directory -C Plugins/TemplateCoder check
-	scripts/test-plugins $(IMAGEPIPE) $(PLUGIN_DIR)
-	scripts/fuzz --cases $(FUZZ_CASES) --seconds $(FUZZ_SECONDS) --seed 1 --quiet --imagepipe $(IMAGEPIPE)
-	$(SWIFT) test -c $(CONFIG)
+	$(NO_LEFTOVERS) $(MAKE) --no-print-directory -C Plugins/TemplateCoder check
+	$(NO_LEFTOVERS) scripts/test-plugins $(IMAGEPIPE) $(PLUGIN_DIR)
+	$(NO_LEFTOVERS) scripts/fuzz --cases $(FUZZ_CASES) --seconds $(FUZZ_SECONDS) --seed 1 --quiet --imagepipe $(IMAGEPIPE)
+	$(NO_LEFTOVERS) $(SWIFT) test -c $(CONFIG)
 
 fuzz: build
 	@scripts/bootstrap --fuzz
@@ -53,10 +56,10 @@ fuzz: build
 
 bench: build
 	@scripts/bootstrap --bench
-	@Benchmarks/run
-	@Benchmarks/batch
-	@Benchmarks/color
-	@Benchmarks/serve
+	@$(NO_LEFTOVERS) Benchmarks/run
+	@$(NO_LEFTOVERS) Benchmarks/batch
+	@$(NO_LEFTOVERS) Benchmarks/color
+	@$(NO_LEFTOVERS) Benchmarks/serve
 
 clean:
 	rm -rf out $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build
