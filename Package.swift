@@ -75,12 +75,14 @@ let package = Package(
                 path: "Sources/PipelineHost"),
         // The host's placement (fit / fill / aspect-fill), offered to plugins as the ip_host.place service.
         .target(name: "HostGeometry", dependencies: ["PluginAPI"], path: "Sources/HostGeometry"),
-        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI", "PluginTester", "HTTPServerShim"],
+        .executableTarget(name: "imagepipe", dependencies: ["PipelineHost", "PluginAPI", "PluginTester", "HTTPServerShim", "OpenBeneath"],
                           path: "Sources/imagepipe"),
         // The plugin tester (`imagepipe plugin test`): every check in a child process, as clap-validator beside CLAP.
         .target(name: "PluginTester", dependencies: ["PipelineHost", "PluginAPI", "VersionedStructs"], path: "Sources/PluginTester"),
         // `imagepipe serve`'s HTTP server: libmicrohttpd behind a small C layer (its start function is variadic).
         .target(name: "HTTPServerShim", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPServerShim"),
+        // `serve`'s local sources: files opened beneath a descriptor of --root (openat2), never by a checked name.
+        .target(name: "OpenBeneath", path: "Sources/OpenBeneath"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
         .executableTarget(name: "isolation-bench", dependencies: ["PipelineHost"], path: "Benchmarks/IsolationBench"),

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "http_server_shim.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -17,12 +18,24 @@ struct ip_httpd {
     uint16_t port;
     /* Requests begun and not yet completed by MHD (their answer sent, or the connection gone). */
     unsigned active;
+    /* Every request MHD has not completed, so a stop can answer the ones still waiting (MHD aborts the process
+     * when stopped with a suspended connection). Guarded by lock. */
+    pthread_mutex_t lock;
+    struct ip_httpd_request *open;
 };
 
+/* A request record has two owners: MHD, until its completion callback, and the Swift handler, from the handler
+ * call until its own ip_httpd_respond. It is freed when both have let go, so an answer that arrives after a stop
+ * answered the request (or after the client left) touches live memory and is dropped. */
 struct ip_httpd_request {
+    ip_httpd *server;
+    struct ip_httpd_request *previous, *next;
+    int mhd_done;               /* MHD's completion callback has run */
+    int handler_owns;           /* the handler was called and has not yet called ip_httpd_respond */
     struct MHD_Connection *connection;
     const char *method;
     const char *path;
+    const char *version;
     pthread_mutex_t lock;
     int started;                /* the handler has been called */
     int in_handler;             /* the handler call is running */
@@ -43,7 +56,6 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
                                       const char *version, const char *upload_data, size_t *upload_data_size,
                                       void **con_cls) {
     ip_httpd *server = cls;
-    (void)version;
     (void)upload_data;
     ip_httpd_request *r = *con_cls;
     if (!r) {
@@ -52,10 +64,17 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         r = calloc(1, sizeof *r);
         if (!r) return MHD_NO;
         pthread_mutex_init(&r->lock, NULL);
+        r->server = server;
         r->connection = connection;
         r->method = method;
         r->path = url;
+        r->version = version;
         *con_cls = r;
+        pthread_mutex_lock(&server->lock);
+        r->next = server->open;
+        if (server->open) server->open->previous = r;
+        server->open = r;
+        pthread_mutex_unlock(&server->lock);
         __atomic_add_fetch(&server->active, 1, __ATOMIC_ACQ_REL);
         return MHD_YES;
     }
@@ -68,8 +87,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         pthread_mutex_unlock(&r->lock);
         return result;
     }
+    pthread_mutex_lock(&r->lock);
     r->started = 1;
     r->in_handler = 1;
+    r->handler_owns = 1;
+    pthread_mutex_unlock(&r->lock);
     server->handler(server->context, r);
     pthread_mutex_lock(&r->lock);
     r->in_handler = 0;
@@ -91,22 +113,41 @@ static size_t keep_escaped(void *cls, struct MHD_Connection *connection, char *t
     return strlen(text);
 }
 
+/* Frees the record once neither MHD nor the handler holds it; called with r->lock held, which it releases. */
+static void release_locked(ip_httpd_request *r) {
+    int free_it = r->mhd_done && !r->handler_owns;
+    pthread_mutex_unlock(&r->lock);
+    if (!free_it) return;
+    if (r->pending) MHD_destroy_response(r->pending);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+}
+
 static void completed(void *cls, struct MHD_Connection *connection, void **con_cls, enum MHD_RequestTerminationCode code) {
     ip_httpd *server = cls;
     (void)connection;
     (void)code;
     ip_httpd_request *r = *con_cls;
     if (!r) return;
-    __atomic_sub_fetch(&server->active, 1, __ATOMIC_ACQ_REL);
-    if (r->pending) MHD_destroy_response(r->pending);
-    pthread_mutex_destroy(&r->lock);
-    free(r);
     *con_cls = NULL;
+    pthread_mutex_lock(&server->lock);
+    if (r->previous) r->previous->next = r->next; else server->open = r->next;
+    if (r->next) r->next->previous = r->previous;
+    r->previous = r->next = NULL;
+    pthread_mutex_unlock(&server->lock);
+    __atomic_sub_fetch(&server->active, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_lock(&r->lock);
+    r->mhd_done = 1;
+    r->connection = NULL;
+    if (r->pending) {
+        MHD_destroy_response(r->pending);
+        r->pending = NULL;
+    }
+    release_locked(r);
 }
 
-ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, unsigned connection_limit,
-                         unsigned connection_timeout_seconds, ip_httpd_handler handler, void *context,
-                         char *error, size_t error_size) {
+ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_settings *settings,
+                         ip_httpd_handler handler, void *context, char *error, size_t error_size) {
     struct sockaddr_in in4;
     memset(&in4, 0, sizeof in4);
     in4.sin_family = AF_INET;
@@ -122,19 +163,33 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, u
     }
     server->handler = handler;
     server->context = context;
+    pthread_mutex_init(&server->lock, NULL);
+    unsigned threads = settings->threads;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     server->daemon = MHD_start_daemon(
         flags, port, NULL, NULL, access_handler, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&in4,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(threads > 0 ? threads : 1),
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)connection_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)settings->connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)settings->per_client_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)settings->idle_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, server,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+        /* Last, since it ends the list when not asked for. 1: SO_REUSEPORT, only with --reuse-port: otherwise a
+         * second server on the same port would take a share of the connections silently. Without the option MHD
+         * sets SO_REUSEADDR only, and bind fails while another socket listens there. */
+        settings->reuse_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, (unsigned int)1,
         MHD_OPTION_END);
     if (!server->daemon) {
-        snprintf(error, error_size, "cannot listen on %s:%u (in use, or not an address of this machine)", address, (unsigned)port);
+        int cause = errno;
+        if (cause == EADDRINUSE) {
+            snprintf(error, error_size, "cannot listen on %s:%u: the port is in use (another server listens there; "
+                     "--reuse-port shares it deliberately)", address, (unsigned)port);
+        } else {
+            snprintf(error, error_size, "cannot listen on %s:%u (%s)", address, (unsigned)port,
+                     cause ? strerror(cause) : "not an address of this machine");
+        }
+        pthread_mutex_destroy(&server->lock);
         free(server);
         return NULL;
     }
@@ -154,11 +209,13 @@ void ip_httpd_quiesce(ip_httpd *server) {
 
 void ip_httpd_stop(ip_httpd *server) {
     MHD_stop_daemon(server->daemon);
+    pthread_mutex_destroy(&server->lock);
     free(server);
 }
 
 const char *ip_httpd_method(const ip_httpd_request *request) { return request->method; }
 const char *ip_httpd_path(const ip_httpd_request *request) { return request->path; }
+const char *ip_httpd_version(const ip_httpd_request *request) { return request->version ? request->version : ""; }
 
 const char *ip_httpd_header(const ip_httpd_request *request, const char *name) {
     return MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, name);
@@ -175,15 +232,10 @@ void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size)
     }
 }
 
-int ip_httpd_respond(ip_httpd_request *r, unsigned status, const char *const *names, const char *const *values,
-                     size_t header_count, const uint8_t *body, size_t size, int close_connection) {
-    struct MHD_Response *response = MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!response) return -1;
-    for (size_t i = 0; i < header_count; i++) MHD_add_response_header(response, names[i], values[i]);
-    if (close_connection) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
-    pthread_mutex_lock(&r->lock);
-    if (r->answered) {
-        pthread_mutex_unlock(&r->lock);
+/* Queues an answer unless one was given; resumes the connection if the handler had suspended it. Called with
+ * r->lock held. 0 when this call answered. */
+static int answer_locked(ip_httpd_request *r, struct MHD_Response *response, unsigned status) {
+    if (r->answered || r->mhd_done) {
         MHD_destroy_response(response);
         return -1;
     }
@@ -194,6 +246,41 @@ int ip_httpd_respond(ip_httpd_request *r, unsigned status, const char *const *na
         r->suspended = 0;
         MHD_resume_connection(r->connection);
     }
-    pthread_mutex_unlock(&r->lock);
     return 0;
+}
+
+static struct MHD_Response *make_response(const char *const *names, const char *const *values, size_t header_count,
+                                          const uint8_t *body, size_t size, int close_connection) {
+    struct MHD_Response *response = MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return NULL;
+    for (size_t i = 0; i < header_count; i++) MHD_add_response_header(response, names[i], values[i]);
+    if (close_connection) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    return response;
+}
+
+int ip_httpd_respond(ip_httpd_request *r, unsigned status, const char *const *names, const char *const *values,
+                     size_t header_count, const uint8_t *body, size_t size, int close_connection) {
+    struct MHD_Response *response = make_response(names, values, header_count, body, size, close_connection);
+    pthread_mutex_lock(&r->lock);
+    int result = response ? answer_locked(r, response, status) : -1;
+    r->handler_owns = 0;
+    release_locked(r);
+    return result;
+}
+
+unsigned ip_httpd_answer_waiting(ip_httpd *server, unsigned status, const char *const *names, const char *const *values,
+                                 size_t header_count, const uint8_t *body, size_t size) {
+    unsigned answered = 0;
+    pthread_mutex_lock(&server->lock);
+    for (ip_httpd_request *r = server->open; r; r = r->next) {
+        pthread_mutex_lock(&r->lock);
+        /* Only requests the handler holds: one not yet handed over is answered by the handler itself. */
+        if (r->handler_owns && !r->answered) {
+            struct MHD_Response *response = make_response(names, values, header_count, body, size, 1);
+            if (response && answer_locked(r, response, status) == 0) answered++;
+        }
+        pthread_mutex_unlock(&r->lock);
+    }
+    pthread_mutex_unlock(&server->lock);
+    return answered;
 }

@@ -15,11 +15,17 @@ typedef struct ip_httpd_request ip_httpd_request;
  * thread, exactly once; the request and the strings it hands out stay valid until then. */
 typedef void (*ip_httpd_handler)(void *context, ip_httpd_request *request);
 
-/* Starts listening on address:port (port 0 = any free port) with `threads` polling threads. NULL on failure,
- * with the reason in error. */
-ip_httpd *ip_httpd_start(const char *address, uint16_t port, unsigned threads, unsigned connection_limit,
-                         unsigned connection_timeout_seconds, ip_httpd_handler handler, void *context,
-                         char *error, size_t error_size);
+typedef struct ip_httpd_settings {
+    unsigned threads;               /* polling threads */
+    unsigned connection_limit;      /* connections at once, all clients */
+    unsigned per_client_limit;      /* connections at once from one client address (0 = no limit) */
+    unsigned idle_timeout_seconds;  /* a connection with no traffic for this long is closed (0 = never) */
+    int reuse_port;                 /* SO_REUSEPORT: share the port with other sockets that ask for it */
+} ip_httpd_settings;
+
+/* Starts listening on address:port (port 0 = any free port). NULL on failure, with the reason in error. */
+ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_settings *settings,
+                         ip_httpd_handler handler, void *context, char *error, size_t error_size);
 /* The port actually bound. */
 uint16_t ip_httpd_port(const ip_httpd *server);
 /* Requests begun and not completed: an answer counts until MHD has sent it (or its connection is gone), which is
@@ -27,18 +33,28 @@ uint16_t ip_httpd_port(const ip_httpd *server);
 unsigned ip_httpd_active(const ip_httpd *server);
 /* Stops accepting new connections (existing ones are served to the end). */
 void ip_httpd_quiesce(ip_httpd *server);
-/* Stops the server and frees it; no handler call is running or will run afterwards. */
+/* Answers every request the handler holds and has not answered (status, headers, body; the connection is
+ * closed after it), so that a stop leaves no connection suspended: MHD aborts the process when stopped with one.
+ * A later ip_httpd_respond for such a request is dropped. Returns how many were answered. */
+unsigned ip_httpd_answer_waiting(ip_httpd *server, unsigned status, const char *const *names, const char *const *values,
+                                 size_t header_count, const uint8_t *body, size_t size);
+/* Stops the server and frees it; no handler call is running or will run afterwards. Call it only when no
+ * request is suspended (after ip_httpd_answer_waiting and once ip_httpd_active is 0). */
 void ip_httpd_stop(ip_httpd *server);
 
 const char *ip_httpd_method(const ip_httpd_request *request);
 /* The path as sent, percent escapes kept (what a signature covers). */
 const char *ip_httpd_path(const ip_httpd_request *request);
+/* "HTTP/1.1", "HTTP/1.0", ... Only during the handler call. */
+const char *ip_httpd_version(const ip_httpd_request *request);
 /* A request header (case-insensitive name), or NULL. Only during the handler call. */
 const char *ip_httpd_header(const ip_httpd_request *request, const char *name);
 /* The client's address as text ("127.0.0.1"), during the handler call. */
 void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size);
 
-/* Answers the request: status, headers (names[i]: values[i]), body (copied). Returns 0 on success. */
+/* Answers the request: status, headers (names[i]: values[i]), body (copied). Called exactly once per handler
+ * call, even when the request was already answered (by ip_httpd_answer_waiting) or its client left: that call
+ * is what lets the request's memory go. Returns 0 when this call answered it. */
 int ip_httpd_respond(ip_httpd_request *request, unsigned status, const char *const *names, const char *const *values,
                      size_t header_count, const uint8_t *body, size_t size, int close_connection);
 

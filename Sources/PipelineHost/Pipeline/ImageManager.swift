@@ -215,11 +215,13 @@ public final class ImageManager: Sendable {
         }
         configuration.requestModifier?(request.url, &loadOptions)
         let url = request.url, loaders = host.loaders, validate = configuration.responseValidator
+        let own = configuration.sourceLoader.flatMap { $0.canLoad(url: url) ? $0 : nil }
         let options = loadOptions
         do {
             let counters = self.counters
             let bytes = try await fetches.value(for: key.dataKey, progress: report) { fetchReport in
                 counters.update { $0.fetches += 1 }
+                if let own { return try await own.load(url: url, options: options) }
                 return try await loaders.load(url: url, options: options, hooks: LoadHooks(
                     validateResponse: validate,
                     progress: { fetchReport(.progress(received: $0, expected: $1)) },
@@ -238,6 +240,7 @@ public final class ImageManager: Sendable {
 
     private func dataCacheApplies(to url: String) -> Bool {
         configuration.dataCache != nil && (configuration.cacheLocalFiles || urlScheme(of: url) != "file")
+            && configuration.sourceLoader?.canLoad(url: url) != true
     }
 
     // MARK: Facts and frames

@@ -7,6 +7,10 @@ public struct ImagePipelineConfiguration: Sendable {
     public var dataCache: (any DataCaching)?
     /// Maps a URL to the URL used in cache keys (e.g. dropping signed query tokens). Default: identity.
     public var keyFilter: @Sendable (String) -> String
+    /// The embedder's own loader, asked before the plugin loaders for every URL it `canLoad` (a service that reads
+    /// files only through a descriptor of its root folder, say). What it loads is never copied into `dataCache`:
+    /// its source is local. Default nil.
+    public var sourceLoader: (any DataLoading)?
     /// Adjusts load options per request (headers such as Accept, timeouts). Default: none.
     public var requestModifier: (@Sendable (String, inout LoadOptions) -> Void)?
     /// Accepts or rejects a response before its body is read. Default: 2xx only (see `LoadHooks.acceptSuccess`).

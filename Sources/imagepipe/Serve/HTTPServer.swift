@@ -15,12 +15,25 @@ final class HTTPServer: @unchecked Sendable {
     private let box: HandlerBox
     let port: UInt16
 
-    init(address: String, port: UInt16, threads: Int, connectionLimit: Int, connectionTimeout: Int,
-         handle: @escaping @Sendable (HTTPRequest) -> Void) throws {
+    /// How many connections, from whom, for how long.
+    struct Limits {
+        var threads = 1
+        var connections = 10_000
+        /// Connections at once from one client address: one client (a slowloris) cannot take every slot.
+        var perClient = 64
+        /// Seconds without traffic before a connection is closed.
+        var idleTimeout = 15
+        /// SO_REUSEPORT (several processes sharing the port on purpose).
+        var reusePort = false
+    }
+
+    init(address: String, port: UInt16, limits: Limits, handle: @escaping @Sendable (HTTPRequest) -> Void) throws {
         box = HandlerBox(handle)
         var error = [CChar](repeating: 0, count: 512)
-        guard let started = ip_httpd_start(address, port, UInt32(max(1, threads)), UInt32(connectionLimit), UInt32(connectionTimeout),
-                                           { context, request in
+        var settings = ip_httpd_settings(threads: UInt32(max(1, limits.threads)), connection_limit: UInt32(limits.connections),
+                                         per_client_limit: UInt32(limits.perClient), idle_timeout_seconds: UInt32(limits.idleTimeout),
+                                         reuse_port: limits.reusePort ? 1 : 0)
+        guard let started = ip_httpd_start(address, port, &settings, { context, request in
                                                guard let context, let request else { return }
                                                Unmanaged<HandlerBox>.fromOpaque(context).takeUnretainedValue().handle(HTTPRequest(request))
                                            }, Unmanaged.passUnretained(box).toOpaque(), &error, error.count) else {
@@ -36,10 +49,31 @@ final class HTTPServer: @unchecked Sendable {
     /// Stops accepting connections; the open ones are served to the end.
     func quiesce() { if let server { ip_httpd_quiesce(server) } }
 
+    /// Answers every request still waiting for its handler (status, headers, body; connection closed), so that
+    /// `stop()` finds no suspended connection. Returns how many it answered.
+    @discardableResult
+    func answerWaiting(_ status: Int, headers: [(String, String)], body: [UInt8]) -> Int {
+        guard let server else { return 0 }
+        return withCHeaders(headers) { names, values in
+            body.withUnsafeBufferPointer { b in
+                Int(ip_httpd_answer_waiting(server, UInt32(status), names, values, headers.count, b.baseAddress, b.count))
+            }
+        }
+    }
+
     func stop() {
         if let server { ip_httpd_stop(server) }
         server = nil
     }
+}
+
+/// Header names and values as two C string arrays, for the duration of `body`.
+private func withCHeaders<R>(_ headers: [(String, String)],
+                             _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    let names = headers.map { strdup($0.0) }, values = headers.map { strdup($0.1) }
+    defer { names.forEach { free($0) }; values.forEach { free($0) } }
+    let namePointers = names.map { UnsafePointer<CChar>($0) }, valuePointers = values.map { UnsafePointer<CChar>($0) }
+    return namePointers.withUnsafeBufferPointer { n in valuePointers.withUnsafeBufferPointer { v in body(n.baseAddress, v.baseAddress) } }
 }
 
 /// The request handler behind the C context pointer.
@@ -57,6 +91,7 @@ struct HTTPRequest: @unchecked Sendable {
 
     var method: String { String(cString: ip_httpd_method(request)) }
     var path: String { String(cString: ip_httpd_path(request)) }
+    var version: String { String(cString: ip_httpd_version(request)) }
 
     /// A request header, during the handler call only.
     func header(_ name: String) -> String? { ip_httpd_header(request, name).map { String(cString: $0) } }
@@ -68,15 +103,11 @@ struct HTTPRequest: @unchecked Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Exactly once per request, also when a stop already answered it (the call releases the request).
     func respond(_ status: Int, headers: [(String, String)], body: [UInt8], close: Bool = false) {
-        let names = headers.map { strdup($0.0) }, values = headers.map { strdup($0.1) }
-        defer { names.forEach { free($0) }; values.forEach { free($0) } }
-        let namePointers = names.map { UnsafePointer<CChar>($0) }, valuePointers = values.map { UnsafePointer<CChar>($0) }
-        _ = namePointers.withUnsafeBufferPointer { n in
-            valuePointers.withUnsafeBufferPointer { v in
-                body.withUnsafeBufferPointer { b in
-                    ip_httpd_respond(request, UInt32(status), n.baseAddress, v.baseAddress, headers.count, b.baseAddress, b.count, close ? 1 : 0)
-                }
+        _ = withCHeaders(headers) { names, values in
+            body.withUnsafeBufferPointer { b in
+                ip_httpd_respond(request, UInt32(status), names, values, headers.count, b.baseAddress, b.count, close ? 1 : 0)
             }
         }
     }

@@ -27,6 +27,14 @@ struct ProcessingURL {
     /// The options as given, in order: part of the output's cache key with the source and format.
     var canonicalOptions: [String] = []
 
+    /// The signature and the part it covers, found without parsing an option (the signature is checked first).
+    static func signedPart(of path: String) -> (signature: String, signedPath: String)? {
+        guard path.hasPrefix("/") else { return nil }
+        let afterSlash = path.dropFirst()
+        guard let slash = afterSlash.firstIndex(of: "/") else { return nil }
+        return (String(afterSlash[..<slash]), String(afterSlash[slash...]))
+    }
+
     init(path: String, maxSide: Int) throws {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard segments.count >= 2 else { throw Failure(status: 400, message: "expected /<signature>/<options>/<source>") }
@@ -154,6 +162,8 @@ struct ProcessingURL {
         if let aspect { recipe.crops.append(.aspect(aspect.0, aspect.1)) }
         if flatten { recipe.flattenOnto = background ?? RGBAColor(red: 255, green: 255, blue: 255) }
         transformers = recipe.transformers
+        // --max-size bounds every output: without a size, or with a side left 0, the source's own size could pass it.
+        if size.map({ $0.0 == 0 || $0.1 == 0 }) ?? true { transformers.append(SideBound(maxSide: maxSide)) }
     }
 
     static func percentDecoded(_ text: String) -> String? {
@@ -211,5 +221,17 @@ struct ProcessingURL {
             index += 3
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// The last step of a request that did not fix both sides: an output larger than `maxSide` on either side is
+/// reduced to fit (aspect kept); a smaller one passes untouched. Vector sources still render at their intrinsic
+/// size first, as a URL without a size asks.
+struct SideBound: ImageTransforming {
+    let maxSide: Int
+    var key: TransformKey { TransformKey("max-side", ["": .int(maxSide)]) }
+    func transform(_ image: Image) throws -> Image {
+        guard image.width > maxSide || image.height > maxSide else { return image }
+        return try ImageTransformers.ResizeTo(size: PixelSize(width: maxSide, height: maxSide), mode: .fit).transform(image)
     }
 }

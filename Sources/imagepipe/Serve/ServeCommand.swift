@@ -25,6 +25,8 @@ enum ServeCommand: Command {
         A source is an http(s) URL under an --allow-source prefix, or local:///path (or /path) inside --root.
         Without a format (no @ext, .ext or f:), the best one the client's Accept allows: AVIF, WebP, else JPEG
         (answered with Vary: Accept). Also: GET /health, GET /metrics (Prometheus text).
+        Redirects from an origin are not followed (a redirect could leave --allow-source): a 3xx answer is a 502.
+        Without a size, the output is bounded by --max-size.
 
           --listen ADDR:PORT        where to listen (default 127.0.0.1:8080; port 0 = any free port, printed)
           --key HEX, --salt HEX     the signing key and salt (hex; or IMAGEPIPE_KEY, IMAGEPIPE_SALT)
@@ -38,6 +40,16 @@ enum ServeCommand: Command {
           --concurrency N           renders at once (default: one per core); --queue N waiting (default 64),
                                     beyond that 503 with Retry-After
           --threads N               HTTP threads (default: one per core)
+          --connections N           connections at once, all clients (default 10000)
+          --per-client-connections N  connections at once from one client address (default 64): one client
+                                    holding connections open (slowloris) cannot take every slot
+          --idle-timeout SECONDS    close a connection with no traffic for this long (default 15)
+          --reuse-port              share the port with other processes that ask for it (SO_REUSEPORT); without
+                                    it a port in use is an error
+          --source-ttl SECONDS      how long results of an http(s) source are reused before it is fetched again
+                                    (default 600); a local source is re-checked on every request (its size, times
+                                    and inode are part of every cache key)
+          --failed-ttl SECONDS      how long a failed source is answered from memory (default 10)
           --max-age SECONDS         Cache-Control max-age (default 3600)
           --output-cache SIZE       encoded outputs kept in memory (default 256M)
           --redis CONFIG            the shared tier: "redis://HOST:PORT/DB ttl=S max-entry=BYTES timeout-ms=MS ns=NAME"
@@ -56,13 +68,14 @@ enum ServeCommand: Command {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(IsolationSetup.valued).union([
             "listen", "key", "salt", "allow-source", "root", "max-size", "max-pixels", "max-memory", "max-input", "concurrency",
             "queue", "threads", "max-age", "output-cache", "redis", "cache-dir", "access-log", "shutdown-grace", "formats",
-        ]), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses"]))
+            "connections", "per-client-connections", "idle-timeout", "source-ttl", "failed-ttl",
+        ]), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses", "reuse-port"]))
         guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
         let (address, port) = try listenAddress(args.value("listen") ?? "127.0.0.1:8080")
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let concurrency = try args.int("concurrency", range: 1...1024) ?? cores
 
-        var settings = ServeHandler.Settings(sources: SourcePolicy(allowedPrefixes: args.all("allow-source"), root: try root(args)))
+        var settings = ServeHandler.Settings(sources: try SourcePolicy(allowedPrefixes: args.all("allow-source"), root: try root(args)))
         settings.key = try hex(args.value("key") ?? environment("IMAGEPIPE_KEY"), name: "--key")
         settings.salt = try hex(args.value("salt") ?? environment("IMAGEPIPE_SALT"), name: "--salt") ?? []
         settings.unsigned = args.flag("allow-unsigned")
@@ -78,9 +91,20 @@ enum ServeCommand: Command {
             settings.limits.maxInputBytes = bytes
         }
         settings.timeout = try IsolationSetup.seconds(args, "timeout") ?? 30
+        if args.value("max-redirects") != nil {
+            throw UsageError("serve follows no redirect (a redirect could leave --allow-source): --max-redirects does not apply")
+        }
         settings.loadOptions = try IsolationSetup.loadOptions(args)
         settings.loadOptions.refusePrivateAddresses = !args.flag("allow-private-addresses")
-        settings.loadOptions.timeout = settings.timeout
+        // Every hop of a redirect would have to pass the source policy, and the loader cannot show the service a
+        // Location before following it: none is followed, a 3xx is the origin's answer (502).
+        settings.loadOptions.maxRedirects = 0
+        // The request's deadline (from its arrival) is the one clock: the loader's own timeouts are set past it, so a
+        // slow origin is always the deadline's 504, never a loader timeout's 502 by chance.
+        settings.loadOptions.timeout = settings.timeout + 2
+        settings.loadOptions.connectTimeout = settings.timeout + 2
+        settings.loadOptions.firstByteTimeout = settings.timeout + 2
+        settings.sourceLifetime = try IsolationSetup.seconds(args, "source-ttl") ?? 600
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max)) ?? 3600
         settings.accessLog = (args.value("access-log") ?? "on") != "off"
         if let formats = args.value("formats") { settings.formats = formats.split(separator: ",").map { String($0).lowercased() } }
@@ -91,6 +115,10 @@ enum ServeCommand: Command {
         // Decoded results in memory are a small tier here (the output cache holds what is served again); 64 MiB
         // keeps a burst of different formats of one thumbnail from decoding twice without doubling the footprint.
         var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)
+        // Short: a source fixed at its origin is served again within seconds (a local one at once: its key changes).
+        configuration.failedURLLifetime = try IsolationSetup.seconds(args, "failed-ttl") ?? 10
+        if let rooted = settings.sources.rootedFiles { configuration.sourceLoader = rooted }
+        configuration.keyFilter = settings.sourceVersion
         if let folder = args.value("cache-dir") { configuration.dataCache = try DiskCache(directory: folder) }
         let manager = ImageManager(host: host, configuration: configuration)
         let shared = try sharedTier(args, host: host)
@@ -100,8 +128,13 @@ enum ServeCommand: Command {
         } ?? 256 << 20
         let handler = ServeHandler(settings: settings, manager: manager, sharedTier: shared, outputs: OutputCache(capacity: outputBytes),
                                    gate: RenderGate(limit: concurrency, queueLimit: try args.int("queue", range: 0...100_000) ?? 64))
-        let server = try HTTPServer(address: address, port: port, threads: try args.int("threads", range: 1...256) ?? cores,
-                                    connectionLimit: 10_000, connectionTimeout: 60) { handler.handle($0) }
+        var limits = HTTPServer.Limits()
+        limits.threads = try args.int("threads", range: 1...256) ?? cores
+        limits.connections = try args.int("connections", range: 1...1_000_000) ?? 10_000
+        limits.perClient = try args.int("per-client-connections", range: 1...1_000_000) ?? 64
+        limits.idleTimeout = try args.int("idle-timeout", range: 1...86_400) ?? 15
+        limits.reusePort = args.flag("reuse-port")
+        let server = try HTTPServer(address: address, port: port, limits: limits) { handler.handle($0) }
         // Written straight to the descriptor: a script (or a test) waits for this line to learn the port.
         let ready = "imagepipe serve: listening on http://\(address):\(server.port)\n"
         _ = ready.withCString { write(1, $0, strlen($0)) }
@@ -124,6 +157,14 @@ enum ServeCommand: Command {
                     // two closed a connection whose response was queued but not yet sent.
                     while server.activeRequests > 0, ServeHandler.now() < deadline { usleep(10_000) }
                     let open = server.activeRequests
+                    if open > 0 {
+                        // libmicrohttpd aborts the process when stopped with a suspended connection: what still waits
+                        // for its render is answered now (503, connection closed) and given a moment to be sent.
+                        server.answerWaiting(503, headers: [("Retry-After", "1"), ("Server", "imagepipe")] + ServeHandler.text,
+                                             body: Array("shutting down\n".utf8))
+                        let sent = ServeHandler.now() + 2
+                        while server.activeRequests > 0, ServeHandler.now() < sent { usleep(10_000) }
+                    }
                     server.stop()
                     Output.error("imagepipe serve: stopped (\(open) request(s) still open at the end of the grace period)")
                     done.resume()

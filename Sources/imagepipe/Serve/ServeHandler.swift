@@ -21,6 +21,19 @@ final class ServeHandler: Sendable {
         var cacheMaxAge = 3600
         var accessLog = true
         var formats: [String] = ["avif", "webp", "jpg", "png"]
+        /// Seconds an http(s) source's results are reused before it is fetched again (`--source-ttl`).
+        var sourceLifetime = 600.0
+
+        /// The source as cache keys see it: an http(s) URL with the current `sourceLifetime` period appended, so
+        /// every tier (decoded, output, shared, failed) lets it go within one period of a change at the origin; a
+        /// local source's URL already carries its file identity.
+        var sourceVersion: @Sendable (String) -> String {
+            let lifetime = max(1, sourceLifetime)
+            return { url in
+                guard url.hasPrefix("http://") || url.hasPrefix("https://") else { return url }
+                return url + "#period=\(Int(Double(time(nil)) / lifetime))"
+            }
+        }
     }
 
     let settings: Settings
@@ -57,6 +70,9 @@ final class ServeHandler: Sendable {
         guard method == "GET" || method == "HEAD" else {
             return finish(405, [("Allow", "GET, HEAD"), ("Content-Type", "text/plain")], Array("only GET and HEAD\n".utf8), "-")
         }
+        if let refusal = Self.protocolRefusal(version: request.version, path: path, header: request.header) {
+            return request.respond(400, headers: Self.text + [("Server", "imagepipe")], body: Array((refusal + "\n").utf8), close: true)
+        }
         if path == "/health" {
             return draining.load(ordering: .acquiring)
                 ? finish(503, [("Content-Type", "text/plain")], Array("draining\n".utf8), "-")
@@ -69,6 +85,10 @@ final class ServeHandler: Sendable {
         if draining.load(ordering: .acquiring) {
             return finish(503, [("Retry-After", "1"), ("Content-Type", "text/plain")], Array("shutting down\n".utf8), "-")
         }
+        // The signature first: an unsigned or mis-signed request learns nothing about the options or the sources.
+        guard let signed = ProcessingURL.signedPart(of: path), signatureIsValid(signed.signature, signed.signedPath) else {
+            return finish(403, Self.text, Array("bad signature\n".utf8), "-")
+        }
         let parsed: ProcessingURL
         do {
             parsed = try ProcessingURL(path: path, maxSide: settings.maxSide)
@@ -77,7 +97,6 @@ final class ServeHandler: Sendable {
         } catch {
             return finish(400, Self.text, Array("bad request\n".utf8), "-")
         }
-        guard signatureIsValid(parsed) else { return finish(403, Self.text, Array("bad signature\n".utf8), "-") }
         let source: String
         switch settings.sources.resolve(parsed.source) {
         case .allowed(let resolved): source = resolved
@@ -93,7 +112,8 @@ final class ServeHandler: Sendable {
         let imageRequest = ImageRequest(url: source, options: options, loadOptions: settings.loadOptions, transformers: parsed.transformers)
         var encode = EncodeOptions(quality: parsed.quality)
         encode.background = parsed.background
-        let key = ImageCacheKey(imageRequest).imageKey + "|out=\(format.name)|q=\(parsed.quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
+        let key = ImageCacheKey(imageRequest, filter: settings.sourceVersion).imageKey
+            + "|out=\(format.name)|q=\(parsed.quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
 
         let answer: @Sendable (OutputCache.Entry, String) -> Void = { [self] entry, tier in
             var headers: [(String, String)] = [("ETag", entry.etag), ("Cache-Control", "public, max-age=\(settings.cacheMaxAge)")]
@@ -109,13 +129,14 @@ final class ServeHandler: Sendable {
             metrics.rejectedAsBusy()
             return finish(503, [("Retry-After", "1")] + Self.text, Array("busy: every render slot and queue place is taken\n".utf8), "-")
         }
+        let given = parsed.source
         Task {
             do {
-                let (entry, tier) = try await self.output(for: imageRequest, key: key, format: format.name, encode: encode)
+                let (entry, tier) = try await self.output(for: imageRequest, key: key, format: format.name, encode: encode, arrived: started)
                 answer(entry, tier)
             } catch {
                 let (status, message) = Self.status(for: error)
-                finish(status, Self.text, Array((message + "\n").utf8), "render")
+                finish(status, Self.text, Array((self.shown(message, source: source, given: given) + "\n").utf8), "render")
             }
         }
     }
@@ -123,7 +144,8 @@ final class ServeHandler: Sendable {
     // MARK: Outputs
 
     /// The shared tier, else one render shared by every identical request in flight.
-    private func output(for request: ImageRequest, key: String, format: String, encode: EncodeOptions) async throws -> (OutputCache.Entry, String) {
+    private func output(for request: ImageRequest, key: String, format: String, encode: EncodeOptions,
+                        arrived: Double) async throws -> (OutputCache.Entry, String) {
         if let shared = sharedTier, let blob = try? await shared.data(for: "out|" + key), let entry = Self.entry(fromBlob: blob) {
             metrics.hit("shared")
             outputs.store(entry, for: key)
@@ -132,7 +154,7 @@ final class ServeHandler: Sendable {
         metrics.miss()
         let task = flights.withLock { flights -> Task<OutputCache.Entry, Error> in
             if let running = flights[key] { return running }
-            let task = Task { try await self.render(request, key: key, format: format, encode: encode) }
+            let task = Task { try await self.render(request, key: key, format: format, encode: encode, arrived: arrived) }
             flights[key] = task
             return task
         }
@@ -140,11 +162,13 @@ final class ServeHandler: Sendable {
         return (try await task.value, "render")
     }
 
-    private func render(_ request: ImageRequest, key: String, format: String, encode: EncodeOptions) async throws -> OutputCache.Entry {
-        await gate.enter()
-        defer { gate.leave() }
-        let body = try await Self.withDeadline(settings.timeout) { [manager] in
-            try await manager.encodedImage(for: request, format: format, options: encode)
+    /// The deadline counts from the request's arrival, so time spent waiting for a render slot counts too.
+    private func render(_ request: ImageRequest, key: String, format: String, encode: EncodeOptions, arrived: Double) async throws -> OutputCache.Entry {
+        let remaining = max(0.001, settings.timeout - (Self.now() - arrived))
+        let body = try await Self.withDeadline(remaining) { [manager, gate] in
+            guard await gate.enter() else { throw CancellationError() }
+            defer { gate.leave() }
+            return try await manager.encodedImage(for: request, format: format, options: encode)
         }
         metrics.rendered()
         let entry = OutputCache.Entry(body: body, contentType: Self.contentType(format), etag: Self.etag(body))
@@ -171,24 +195,58 @@ final class ServeHandler: Sendable {
 
     static let text: [(String, String)] = [("Content-Type", "text/plain; charset=utf-8")]
 
-    private func signatureIsValid(_ url: ProcessingURL) -> Bool {
+    /// Compared as text with the one canonical encoding (unpadded base64url, as imgproxy signs): a decoder that
+    /// also took `=`, `+` for `-` or a last character with stray low bits would accept several spellings of one
+    /// signature. Full length only (imgproxy allows truncated signatures; this service does not).
+    private func signatureIsValid(_ signature: String, _ signedPath: String) -> Bool {
         guard let key = settings.key else { return settings.unsigned }
-        let expected = HMACSHA256.authenticationCode(key: key, message: settings.salt + Array(url.signedPath.utf8))
-        guard let given = ProcessingURL.base64URLDecoded(url.signature) else { return false }
-        // imgproxy allows truncated signatures (its signature size option); full length only here.
-        return HMACSHA256.constantTimeEqual(given, expected)
+        let expected = ProcessingURL.base64URLEncoded(HMACSHA256.authenticationCode(key: key, message: settings.salt + Array(signedPath.utf8)))
+        return HMACSHA256.constantTimeEqual(Array(signature.utf8), Array(expected.utf8))
+    }
+
+    /// Requests this service refuses at the protocol level (400, connection closed): HTTP/1.1 without Host (RFC 9112
+    /// section 3.2), both Content-Length and Transfer-Encoding (the request-smuggling shape, section 6.1), and
+    /// targets that are not an origin-form path (absolute-form `GET http://...` is for proxies).
+    static func protocolRefusal(version: String, path: String, header: (String) -> String?) -> String? {
+        if version == "HTTP/1.1", header("Host") == nil { return "an HTTP/1.1 request needs a Host header" }
+        if header("Transfer-Encoding") != nil, header("Content-Length") != nil {
+            return "a request with both Content-Length and Transfer-Encoding is refused"
+        }
+        if !path.hasPrefix("/") { return "the request target must be a path (origin-form)" }
+        return nil
+    }
+
+    /// An error message as the client may see it: the source as the client gave it, never the URL the service made
+    /// of it (a versioned local source) nor a path of the server's.
+    private func shown(_ message: String, source: String, given: String) -> String {
+        var text = message.replacing(source, with: given)
+        if let root = settings.sources.rootedFiles?.rootPath { text = text.replacing(root, with: "") }
+        return text
     }
 
     /// The format the URL names, else the best one the client accepts: AVIF, then WebP, else JPEG.
     private func negotiate(_ url: ProcessingURL, accept: String?) -> (name: String, negotiated: Bool) {
         if let format = url.format { return (format, false) }
-        let accepted = (accept ?? "").lowercased()
+        let accepted = Self.acceptedTypes(accept)
         let coders = manager.host.coders
         for (format, type) in [("avif", "image/avif"), ("webp", "image/webp")]
         where settings.formats.contains(format) && accepted.contains(type) && coders.canEncode(format: format) {
             return (format, true)
         }
         return ("jpg", true)
+    }
+
+    /// The media types an Accept header names with a quality above 0 (RFC 9110 section 12.5.1), lower-cased;
+    /// wildcards are kept as written (`*/*` does not choose AVIF: a client that can show it says so).
+    static func acceptedTypes(_ header: String?) -> Set<String> {
+        var types = Set<String>()
+        for range in (header ?? "").split(separator: ",") {
+            let parts = range.split(separator: ";").map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()).lowercased() }
+            guard let type = parts.first, !type.isEmpty else { continue }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if quality > 0 { types.insert(type) }
+        }
+        return types
     }
 
     static func contentType(_ format: String) -> String {
@@ -264,7 +322,10 @@ final class ServeHandler: Sendable {
         let millis = t.tv_nsec / 1_000_000
         let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
         let ms = (seconds * 100_000).rounded() / 100
-        let line = "{\"time\":\(t.tv_sec).\(fraction),\"client\":\"\(client)\",\"method\":\"\(method)\",\"path\":\(BatchReporter.quoted(shown)),\"status\":\(status),\"bytes\":\(bytes),\"ms\":\(ms),\"tier\":\"\(tier)\"}\n"
+        // Every text field quoted and escaped: the method and path come from the client as they are.
+        let shownMethod = method.count > 32 ? String(method.prefix(32)) + "…" : method
+        let line = "{\"time\":\(t.tv_sec).\(fraction),\"client\":\(BatchReporter.quoted(client)),\"method\":\(BatchReporter.quoted(shownMethod)),"
+            + "\"path\":\(BatchReporter.quoted(shown)),\"status\":\(status),\"bytes\":\(bytes),\"ms\":\(ms),\"tier\":\(BatchReporter.quoted(tier))}\n"
         logLock.withLock { _ in _ = line.withCString { write(2, $0, strlen($0)) } }
     }
 }

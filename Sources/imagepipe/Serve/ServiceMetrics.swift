@@ -83,7 +83,13 @@ final class ServiceMetrics: Sendable {
 final class RenderGate: Sendable {
     let limit: Int
     let queueLimit: Int
-    private let state = Mutex((running: 0, waiting: [CheckedContinuation<Void, Never>]()))
+    private struct State {
+        var running = 0
+        var nextID: UInt64 = 0
+        /// In arrival order; a waiter whose request was cancelled (its deadline passed) is removed.
+        var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+    }
+    private let state = Mutex(State())
 
     init(limit: Int, queueLimit: Int) {
         self.limit = max(1, limit)
@@ -96,24 +102,35 @@ final class RenderGate: Sendable {
     /// False when both the slots and the queue are full: the caller answers 503.
     func hasRoom() -> Bool { state.withLock { $0.running < limit || $0.waiting.count < queueLimit } }
 
-    /// Waits for a slot (the caller checked `hasRoom` first; a small overshoot under a race is harmless).
-    func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.running < limit { s.running += 1; return true }
-                s.waiting.append(continuation)
-                return false
+    /// Waits for a slot (the caller checked `hasRoom` first; a small overshoot under a race is harmless). False when
+    /// the task was cancelled while it waited: it holds no slot and must not `leave()`.
+    func enter() async -> Bool {
+        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = state.withLock { s -> Bool? in
+                    if Task.isCancelled { return false }
+                    if s.running < limit { s.running += 1; return true }
+                    s.waiting.append((id, continuation))
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            let removed = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+                guard let index = s.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.waiting.remove(at: index).continuation
+            }
+            removed?.resume(returning: false)
         }
     }
 
     func leave() {
-        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { s -> CheckedContinuation<Bool, Never>? in
             if s.waiting.isEmpty { s.running -= 1; return nil }
-            return s.waiting.removeFirst()  // the slot passes on
+            return s.waiting.removeFirst().continuation  // the slot passes on
         }
-        next?.resume()
+        next?.resume(returning: true)
     }
 }
 

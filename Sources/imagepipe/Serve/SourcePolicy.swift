@@ -1,55 +1,61 @@
-import FoundationEssentials
-import PipelineHost
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Which sources a service may read: remote URLs only under an allowed prefix (none by default), local files only
-/// inside the root folder, resolved through every link before the check, so neither `..` nor a symbolic link
-/// leaves it.
+/// Which sources a service may read: remote URLs only under an allowed prefix (none by default), compared and
+/// fetched in one normalised form (`RemoteURL`), so `..`, escapes or user information cannot pass as one URL and be
+/// fetched as another; local files only beneath the root folder, opened through a descriptor of it (`RootedFiles`),
+/// so neither `..`, a symbolic link nor a link swapped in during the request leaves it.
 struct SourcePolicy: Sendable {
-    /// URL prefixes ("https://cdn.example.com/images/"); compared after lower-casing the scheme and host.
-    var allowedPrefixes: [String]
-    /// The folder local sources are read from (`local:///a/b.png` or `/a/b.png` is `root/a/b.png`); nil = none.
-    var root: String?
+    /// Normalised `--allow-source` prefixes.
+    let allowedPrefixes: [RemoteURL]
+    /// The reader of local sources; nil without --root (no local source is allowed).
+    let rootedFiles: RootedFiles?
 
+    init(allowedPrefixes: [String], root: String?) throws {
+        self.allowedPrefixes = try allowedPrefixes.map { text in
+            do {
+                let prefix = try RemoteURL(parsing: text)
+                guard prefix.query == nil else { throw RemoteURL.Refusal(reason: "a query") }
+                return prefix
+            } catch let refusal as RemoteURL.Refusal {
+                throw UsageError("--allow-source \(text): not a usable http(s) prefix (\(refusal.reason))")
+            }
+        }
+        rootedFiles = try root.map { try RootedFiles(root: $0) }
+    }
+
+    /// `allowed`: the URL the pipeline reads (a remote URL in its normal form, or a versioned local source).
     enum Decision: Equatable { case allowed(String), refused(Int, String) }
 
     func resolve(_ source: String) -> Decision {
         let lowered = source.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            let normalized = Self.normalized(source)
-            guard allowedPrefixes.contains(where: { normalized.hasPrefix(Self.normalized($0)) }) else {
+            let url: RemoteURL
+            do { url = try RemoteURL(parsing: source) } catch let refusal as RemoteURL.Refusal {
+                return .refused(403, "the source URL is refused: \(refusal.reason)")
+            } catch {
+                return .refused(403, "the source URL is refused")
+            }
+            guard allowedPrefixes.contains(where: url.isUnder) else {
                 return allowedPrefixes.isEmpty
                     ? .refused(403, "remote sources are not allowed here (the service runs with no --allow-source)")
                     : .refused(403, "the source is not under an allowed prefix")
             }
-            return .allowed(source)
+            return .allowed(url.text)
         }
         var path = source
         if lowered.hasPrefix("local://") { path = String(source.dropFirst("local://".count)) }
         guard path.hasPrefix("/"), !lowered.contains("://") || lowered.hasPrefix("local://") else {
             return .refused(403, "only http(s) URLs and local:///paths are sources")
         }
-        guard let root else { return .refused(403, "local sources are not allowed here (the service runs with no --root)") }
-        if path.split(separator: "/").contains("..") { return .refused(403, "the path leaves the root folder") }
-        let joined = root + path
-        guard let real = realpath(joined, nil) else {
-            return errno == ENOENT || errno == ENOTDIR ? .refused(404, "no such file") : .refused(403, "the path cannot be resolved")
+        guard let rootedFiles else { return .refused(403, "local sources are not allowed here (the service runs with no --root)") }
+        let segments = path.split(separator: "/")
+        if segments.contains("..") { return .refused(403, "the path leaves the root folder") }
+        guard !path.utf8.contains(0) else { return .refused(400, "a NUL in a local source") }
+        switch rootedFiles.lookup("/" + segments.joined(separator: "/")) {
+        case .found(let versioned): return .allowed(versioned)
+        case .refused(let status, let why): return .refused(status, why)
         }
-        defer { free(real) }
-        let resolved = String(cString: real)
-        guard resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
-            return .refused(403, "the path leaves the root folder")
-        }
-        return .allowed(resolved)
-    }
-
-    /// Scheme and host lower-cased, the rest as given.
-    static func normalized(_ url: String) -> String {
-        guard let schemeEnd = url.firstRange(of: "://") else { return url }
-        let afterScheme = url[schemeEnd.upperBound...]
-        let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
-        return url[..<hostEnd].lowercased() + url[hostEnd...]
     }
 }

@@ -1,0 +1,15 @@
+/* Opening a file inside a folder so that no path trick leaves it: `..`, an absolute symbolic link, a link swapped
+ * in between a check and the open (the race a realpath check then open-by-name loses), /proc magic links. The
+ * service opens its local sources this way, relative to a descriptor of its --root, and reads them through the
+ * descriptor it gets: what was checked is what is read. */
+#ifndef IMAGEPIPE_OPEN_BENEATH_H
+#define IMAGEPIPE_OPEN_BENEATH_H
+
+/* Opens `path` (relative; a leading "/" is ignored) beneath the folder `root` refers to, read-only, close-on-exec,
+ * non-blocking (a FIFO cannot hang it). Linux openat2 with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: symbolic links
+ * that stay inside are followed, any resolution that would leave the folder fails with EXDEV. Where the kernel has
+ * no openat2 (ENOSYS, before 5.6), a walk of O_NOFOLLOW opens component by component, which refuses every symbolic
+ * link (ELOOP) and every ".." (EXDEV). Returns the descriptor, or -1 with errno set. */
+int ip_open_beneath(int root, const char *path);
+
+#endif

@@ -1,0 +1,104 @@
+import OpenBeneath
+import PipelineHost
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The service's local sources: files beneath `--root`, opened relative to one descriptor of the root that the
+/// service holds (`ip_open_beneath`: openat2 with RESOLVE_BENEATH), then checked and read through the descriptor
+/// that open returned. A name checked and then opened again is a race a swapped symbolic link wins; a descriptor
+/// is not.
+///
+/// Sources are named `local:///a/b.png?v=<identity>`: the identity (device, inode, size, change and modification
+/// times) is read when the request arrives and is part of every cache key (decoded, output, shared tier, failed
+/// list), so a file replaced on disk is a new source at once. A read that finds another identity than its URL's
+/// fails (the file changed between the two) rather than caching new bytes under the old key.
+final class RootedFiles: DataLoading {
+    /// Descriptor of the root folder, open for the life of the process.
+    private let root: Int32
+    /// The root as given, only to keep it out of messages.
+    let rootPath: String
+
+    static let scheme = "local:///"
+
+    init(root path: String) throws {
+        let descriptor = open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw UsageError("--root \(path): \(String(cString: strerror(errno)))") }
+        root = descriptor
+        rootPath = path
+    }
+
+    deinit { close(root) }
+
+    /// What a request may learn about a local source: its versioned URL, or why it cannot be read (the status and
+    /// a message naming the source as given, never a server path).
+    enum Lookup: Equatable { case found(String), refused(Int, String) }
+
+    /// `relative`: the path under the root, with a leading "/", already free of ".." segments.
+    func lookup(_ relative: String) -> Lookup {
+        let descriptor = ip_open_beneath(root, relative)
+        guard descriptor >= 0 else { return Self.refusal(errno) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .refused(403, "the source cannot be read") }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .refused(404, "the source is not a file") }
+        return .found(Self.scheme + relative.drop { $0 == "/" } + "?v=" + Self.identity(info))
+    }
+
+    func canLoad(url: String) -> Bool { url.hasPrefix(Self.scheme) }
+
+    func load(url: String, options: LoadOptions) async throws -> [UInt8] {
+        guard let mark = url.lastIndex(of: "?"), url.hasPrefix(Self.scheme) else {
+            throw failure(url, .invalidData, "not a versioned local source")
+        }
+        let relative = "/" + url[url.index(url.startIndex, offsetBy: Self.scheme.count)..<mark]
+        let expected = url[url.index(mark, offsetBy: 3)...]
+        let descriptor = ip_open_beneath(root, relative)
+        guard descriptor >= 0 else {
+            let cause = errno
+            throw failure(url, cause == ENOENT || cause == ENOTDIR ? .notFound : .refused, String(cString: strerror(cause)))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw failure(url, .notFound, "not a file") }
+        guard Self.identity(info) == expected else { throw failure(url, .io, "the file changed while the request was made; try again") }
+        let size = Int(info.st_size)
+        if let limit = options.maxBytes, size > limit {
+            throw failure(url, .limitExceeded, "the file of \(size) bytes exceeds the limit of \(limit) bytes")
+        }
+        var failed: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = pread(descriptor, buffer.baseAddress! + count, size - count, off_t(count))
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { failed = n < 0 ? errno : EIO; break }
+                count += n
+            }
+        }
+        guard failed == 0, bytes.count == size else { throw failure(url, .truncated, "the file was cut while it was read") }
+        return bytes
+    }
+
+    /// Device, inode, size, modification and status-change times (nanoseconds): a rename over it, an edit in place
+    /// and a touch all change it.
+    static func identity(_ info: stat) -> String {
+        [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size),
+         UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec),
+         UInt64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_ctim.tv_nsec)]
+            .map { String($0, radix: 36) }.joined(separator: "-")
+    }
+
+    private static func refusal(_ cause: Int32) -> Lookup {
+        switch cause {
+        case ENOENT, ENOTDIR: .refused(404, "no such file")
+        case EXDEV, ELOOP: .refused(403, "the path leaves the root folder")
+        case EISDIR: .refused(404, "the source is not a file")
+        default: .refused(403, "the source cannot be read")
+        }
+    }
+
+    private func failure(_ url: String, _ status: PluginStatus, _ message: String) -> PipelineError {
+        .loadingFailed(url: url, loader: "serve --root", status: status, message: message)
+    }
+}
