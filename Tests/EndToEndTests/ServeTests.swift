@@ -134,7 +134,7 @@ import TestSupport
         let firstPath = serve.signed("/s:32:32/" + stalled(origin, seconds: 4, tag: 1))
         let secondPath = serve.signed("/s:32:32/" + stalled(origin, seconds: 4, tag: 2))
         let first = BackgroundRequest { try serve.get(firstPath) }
-        try serve.waitForRendersInFlight(1)
+        try serve.waitForRequestsInProgress(1)
         let second = try serve.get(secondPath)
         #expect(second.status == 503 && second.headers["retry-after"] == "1", "\(second.status)")
         #expect(try first.wait().status == 200)
@@ -160,7 +160,7 @@ import TestSupport
         let serve = try ServeProcess(["--root", root, "--allow-source", origin.url("/"), "--allow-private-addresses"])
         let slow = serve.signed("/s:32:32/" + stalled(origin, seconds: 3, tag: 1))
         let inFlight = BackgroundRequest { try serve.get(slow) }
-        try serve.waitForRendersInFlight(1)
+        try serve.waitForRequestsInProgress(1)
         kill(serve.pid, SIGTERM)
         usleep(200_000)
         let late = try? HTTPReply.fetch(serve.url("/health"))

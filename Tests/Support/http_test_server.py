@@ -18,6 +18,7 @@ Endpoints (GET):
   /chunked[?name=F]            DIR/F (default image.png) with Transfer-Encoding: chunked, in 1000-byte chunks
   /status/<code>               that status with a short text body ("status <code>"; none for 204 and 304)
   /redirect?n=N                302 chain of N hops to /image.png (relative Location headers, small HTML bodies)
+  /redirect-to?url=U           302 to U (any absolute URL: another origin, another port)
   /redirect-loop               302 to itself, forever
   /redirect-file               302 to file:///etc/passwd
   /wrong-type                  DIR/image.png labelled Content-Type: text/html
@@ -186,6 +187,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/redirect":
             hops = number("n")
             self.redirect("/redirect?n=%d" % (hops - 1) if hops > 1 else "/image.png")
+        elif path == "/redirect-to":
+            self.redirect(query.get("url", "/"))
         elif path == "/redirect-loop":
             self.redirect("/redirect-loop")
         elif path == "/redirect-file":

@@ -104,6 +104,12 @@ public struct HTTPReply: Sendable {
     public let headers: [String: String]
     public let body: [UInt8]
 
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     public static func fetch(_ url: String, headers: [String: String] = [:], method: String = "GET") throws -> HTTPReply {
         let folder = try TestPaths.temporaryDirectory("curl")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -156,16 +162,26 @@ public final class BackgroundRequest: @unchecked Sendable {
 }
 
 extension ServeProcess {
-    /// Waits until the service reports `count` renders in flight (a slow request has reached the render stage).
+    /// Waits until the service reports `count` requests in progress (admitted: fetching, queued or rendering), e.g.
+    /// a request for a stalled origin that is surely in flight.
+    public func waitForRequestsInProgress(_ count: Int, timeout: Double = 10) throws {
+        try waitForGauge("imagepipe_requests_in_progress", count, timeout: timeout)
+    }
+
+    /// Waits until the service reports `count` renders holding a render slot.
     public func waitForRendersInFlight(_ count: Int, timeout: Double = 10) throws {
+        try waitForGauge("imagepipe_renders_in_flight", count, timeout: timeout)
+    }
+
+    private func waitForGauge(_ name: String, _ count: Int, timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
         var metrics = ""
         while Date() < deadline {
             metrics = String(decoding: try get("/metrics").body, as: UTF8.self)
-            if metrics.contains("imagepipe_renders_in_flight \(count)\n") { return }
+            if metrics.contains("\(name) \(count)\n") { return }
             usleep(20_000)
         }
-        let gauge = metrics.split(separator: "\n").filter { $0.contains("in_flight") || $0.contains("requests_total{") }
-        throw TestSupportError("the service never had \(count) render(s) in flight: \(gauge); stderr: \(standardError.suffix(600))")
+        let gauge = metrics.split(separator: "\n").filter { $0.contains("in_flight") || $0.contains("in_progress") || $0.contains("requests_total{") }
+        throw TestSupportError("the service never had \(name) = \(count): \(gauge); stderr: \(standardError.suffix(600))")
     }
 }

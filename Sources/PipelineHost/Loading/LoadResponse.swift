@@ -38,7 +38,9 @@ public struct LoadHooks: Sendable {
 public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
     public let statusCode: Int
     public init(statusCode: Int) { self.statusCode = statusCode }
-    public var description: String { "HTTP status \(statusCode)" }
+    public var description: String {
+        (300..<400).contains(statusCode) ? "HTTP status \(statusCode) (a redirect, not followed)" : "HTTP status \(statusCode)"
+    }
     var pluginStatus: PluginStatus { statusCode == 404 || statusCode == 410 ? .notFound : .io }
 }
 

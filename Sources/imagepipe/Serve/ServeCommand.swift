@@ -119,7 +119,9 @@ enum ServeCommand: Command {
         configuration.failedURLLifetime = try IsolationSetup.seconds(args, "failed-ttl") ?? 10
         if let rooted = settings.sources.rootedFiles { configuration.sourceLoader = rooted }
         configuration.keyFilter = settings.sourceVersion
-        if let folder = args.value("cache-dir") { configuration.dataCache = try DiskCache(directory: folder) }
+        // Originals fetched before their render takes a slot are handed over here (in front of --cache-dir's disk).
+        let originals = FetchedOriginals(capacity: 256 << 20, next: try args.value("cache-dir").map { try DiskCache(directory: $0) })
+        configuration.dataCache = originals
         let manager = ImageManager(host: host, configuration: configuration)
         let shared = try sharedTier(args, host: host)
         let outputBytes = try args.value("output-cache").map {
@@ -127,6 +129,7 @@ enum ServeCommand: Command {
             return bytes
         } ?? 256 << 20
         let handler = ServeHandler(settings: settings, manager: manager, sharedTier: shared, outputs: OutputCache(capacity: outputBytes),
+                                   originals: originals,
                                    gate: RenderGate(limit: concurrency, queueLimit: try args.int("queue", range: 0...100_000) ?? 64))
         var limits = HTTPServer.Limits()
         limits.threads = try args.int("threads", range: 1...256) ?? cores

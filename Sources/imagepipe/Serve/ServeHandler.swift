@@ -40,17 +40,20 @@ final class ServeHandler: Sendable {
     let manager: ImageManager
     let sharedTier: (any DataCaching)?
     let outputs: OutputCache
+    let originals: FetchedOriginals
     let gate: RenderGate
     let metrics = ServiceMetrics()
     private let draining = Atomic<Bool>(false)
     private let flights = Mutex<[String: Task<OutputCache.Entry, Error>]>([:])
     private let logLock = Mutex(())
 
-    init(settings: Settings, manager: ImageManager, sharedTier: (any DataCaching)?, outputs: OutputCache, gate: RenderGate) {
+    init(settings: Settings, manager: ImageManager, sharedTier: (any DataCaching)?, outputs: OutputCache,
+         originals: FetchedOriginals, gate: RenderGate) {
         self.settings = settings
         self.manager = manager
         self.sharedTier = sharedTier
         self.outputs = outputs
+        self.originals = originals
         self.gate = gate
     }
 
@@ -125,12 +128,13 @@ final class ServeHandler: Sendable {
             metrics.hit("memory")
             return answer(hit, "memory")
         }
-        guard gate.hasRoom() else {
+        guard gate.admit() else {
             metrics.rejectedAsBusy()
             return finish(503, [("Retry-After", "1")] + Self.text, Array("busy: every render slot and queue place is taken\n".utf8), "-")
         }
         let given = parsed.source
         Task {
+            defer { self.gate.finish() }
             do {
                 let (entry, tier) = try await self.output(for: imageRequest, key: key, format: format.name, encode: encode, arrived: started)
                 answer(entry, tier)
@@ -162,12 +166,20 @@ final class ServeHandler: Sendable {
         return (try await task.value, "render")
     }
 
-    /// The deadline counts from the request's arrival, so time spent waiting for a render slot counts too.
+    /// A remote source is fetched before the render takes a slot (slots are for decoding and encoding: a slow
+    /// origin must not hold one while other renders wait), then the render reads the fetched bytes. The deadline
+    /// counts from the request's arrival, so time spent fetching and queued counts too.
     private func render(_ request: ImageRequest, key: String, format: String, encode: EncodeOptions, arrived: Double) async throws -> OutputCache.Entry {
         let remaining = max(0.001, settings.timeout - (Self.now() - arrived))
-        let body = try await Self.withDeadline(remaining) { [manager, gate] in
+        let remote = request.url.hasPrefix("http://") || request.url.hasPrefix("https://")
+        let dataKey = ImageCacheKey(request, filter: settings.sourceVersion).dataKey
+        let body = try await Self.withDeadline(remaining) { [manager, gate, originals] in
+            if remote { _ = try await manager.originalData(for: request) }
             guard await gate.enter() else { throw CancellationError() }
-            defer { gate.leave() }
+            defer {
+                gate.leave()
+                originals.release(dataKey)
+            }
             return try await manager.encodedImage(for: request, format: format, options: encode)
         }
         metrics.rendered()

@@ -62,6 +62,9 @@ final class ServiceMetrics: Sendable {
         lines.append("imagepipe_rejected_busy_total \(s.rejected)")
         lines.append("# TYPE imagepipe_renders_in_flight gauge")
         lines.append("imagepipe_renders_in_flight \(gate.running)")
+        lines.append("# HELP imagepipe_requests_in_progress Admitted requests fetching, waiting for a render slot or rendering.")
+        lines.append("# TYPE imagepipe_requests_in_progress gauge")
+        lines.append("imagepipe_requests_in_progress \(gate.admitted)")
         lines.append("# TYPE imagepipe_renders_queued gauge")
         lines.append("imagepipe_renders_queued \(gate.waiting)")
         lines.append("# TYPE imagepipe_pipeline_fetches_total counter")
@@ -78,12 +81,15 @@ final class ServiceMetrics: Sendable {
     }
 }
 
-/// Bounds the renders running at once and the ones waiting; beyond both, a request is refused (503) at once
-/// rather than queued without end.
+/// Bounds the requests in progress (fetching, waiting for a slot or rendering) to `limit + queueLimit`, beyond which
+/// a request is refused (503) at once rather than queued without end, and the renders running at once to `limit`.
+/// Fetches take no render slot, but they count against admission, so a flood of slow origins cannot grow without
+/// bound either.
 final class RenderGate: Sendable {
     let limit: Int
     let queueLimit: Int
     private struct State {
+        var admitted = 0
         var running = 0
         var nextID: UInt64 = 0
         /// In arrival order; a waiter whose request was cancelled (its deadline passed) is removed.
@@ -99,10 +105,21 @@ final class RenderGate: Sendable {
     var running: Int { state.withLock { $0.running } }
     var waiting: Int { state.withLock { $0.waiting.count } }
 
-    /// False when both the slots and the queue are full: the caller answers 503.
-    func hasRoom() -> Bool { state.withLock { $0.running < limit || $0.waiting.count < queueLimit } }
+    var admitted: Int { state.withLock { $0.admitted } }
 
-    /// Waits for a slot (the caller checked `hasRoom` first; a small overshoot under a race is harmless). False when
+    /// Takes a place for a request in progress; false when all `limit + queueLimit` are taken: the caller answers
+    /// 503. Every true is followed by one `finish()`.
+    func admit() -> Bool {
+        state.withLock { s in
+            guard s.admitted < limit + queueLimit else { return false }
+            s.admitted += 1
+            return true
+        }
+    }
+
+    func finish() { state.withLock { $0.admitted -= 1 } }
+
+    /// Waits for a render slot (an admitted request only). False when
     /// the task was cancelled while it waited: it holds no slot and must not `leave()`.
     func enter() async -> Bool {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
@@ -175,6 +192,19 @@ final class OutputCache: Sendable {
                 s.entries[oldest.key] = nil
                 s.bytes -= oldest.value.entry.body.count
             }
+        }
+    }
+
+    func remove(_ key: String) {
+        state.withLock { s in
+            if let old = s.entries.removeValue(forKey: key) { s.bytes -= old.entry.body.count }
+        }
+    }
+
+    func removeAll() {
+        state.withLock { s in
+            s.entries = [:]
+            s.bytes = 0
         }
     }
 }

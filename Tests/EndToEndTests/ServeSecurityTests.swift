@@ -1,0 +1,405 @@
+import Foundation
+import PipelineHost
+import Testing
+import TestSupport
+
+/// The attacks of the service-security probe (issue 23), each against real `imagepipe serve` processes, real
+/// origins on 127.0.0.1 and, for the race, a real racer process. Every test failed on the code before the fix.
+@Suite(.serialized) struct ServeSecurityTests {
+    let folder: String
+    let root: String
+    let big: [UInt8]
+    let small: [UInt8]
+
+    init() throws {
+        folder = try TestPaths.temporaryDirectory("serve-security")
+        root = folder + "/root"
+        try FileManager.default.createDirectory(atPath: root + "/photos", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
+        let coders = try PluginSandbox.host(loading: ["libPNGCoder.so"]).coders
+        func png(_ width: Int, _ height: Int, _ blue: UInt8) throws -> [UInt8] {
+            var pixels: [UInt8] = []
+            for y in 0..<height { for x in 0..<width { pixels += [UInt8(x * 255 / max(1, width - 1)), UInt8(y * 255 / max(1, height - 1)), blue, 255] } }
+            return try coders.encode(try Image(width: width, height: height, bytes: pixels), format: "png")
+        }
+        big = try png(400, 300, 120)
+        small = try png(40, 30, 20)
+        try Data(big).write(to: URL(fileURLWithPath: root + "/photos/a.png"))
+        try Data(big).write(to: URL(fileURLWithPath: root + "/photos/image.png"))
+        try Data(small).write(to: URL(fileURLWithPath: folder + "/outside.png"))
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: root + "/photos/bad.png"))
+    }
+
+    /// Width and height from a PNG's IHDR, without decoding it.
+    private func pngSize(_ bytes: [UInt8]) -> (Int, Int)? {
+        guard bytes.count > 24, bytes[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
+        func be(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (be(16), be(20))
+    }
+
+    private func text(_ reply: HTTPReply) -> String { String(decoding: reply.body, as: UTF8.self) }
+
+    private func local(_ path: String, _ options: String = "s:500:500") -> String { "/\(options)/" + ServeProcess.plain("local://" + path) + "@png" }
+
+    /// Runs a Python program (the raw-socket clients below) with a bound on its run time.
+    private func python(_ program: String, _ arguments: [String]) throws -> String {
+        let run = try CommandLine.run("/usr/bin/timeout", ["-s", "KILL", "30", "python3", "-c", program] + arguments)
+        #expect(run.status == 0, "python client failed: \(run.stderr)")
+        return run.stdout
+    }
+
+    // MARK: 1. A stop with a request still open
+
+    @Test("SIGTERM with a request still waiting at the end of the grace period: it is answered 503 and the process exits 0")
+    func stopAnswersWhatStillWaits() throws {
+        let origin = try TestHTTPServer(root: root + "/photos")
+        defer { origin.stop() }
+        let serve = try ServeProcess(["--allow-source", origin.url("/"), "--allow-private-addresses", "--shutdown-grace", "1", "--timeout", "60"])
+        let path = serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/stall?ms=25000")) + "@png")
+        let waiting = BackgroundRequest { try serve.get(path) }
+        try serve.waitForRequestsInProgress(1)
+        kill(serve.pid, SIGTERM)
+        let status = serve.terminate(within: 15)
+        #expect(status == 0, "exit status \(String(describing: status)); stderr: \(serve.standardError.suffix(400))")
+        let reply = try waiting.wait()
+        #expect(reply.status == 503, "\(reply.status) \(text(reply))")
+        #expect(serve.standardError.contains("1 request(s) still open"))
+    }
+
+    // MARK: 2. Redirects
+
+    @Test("a redirect is never followed: not to another origin, not to a closed port, and the two answers are alike")
+    func redirectsAreNotFollowed() throws {
+        let origin = try TestHTTPServer(root: root + "/photos")
+        defer { origin.stop() }
+        let secrets = try TestPaths.temporaryDirectory("secrets")
+        try Data(big).write(to: URL(fileURLWithPath: secrets + "/secret.png"))
+        let other = try TestHTTPServer(root: secrets)
+        defer { other.stop() }
+        let closed = try RedisServer.freePort()
+        let serve = try ServeProcess(["--allow-source", origin.url("/"), "--allow-private-addresses"])
+        func fetch(_ target: String) throws -> HTTPReply {
+            let query = "url=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target)
+            return try serve.get(serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/redirect-to?" + query)) + "@png"))
+        }
+        let toOpen = try fetch(other.url("/secret.png"))
+        let toClosed = try fetch("http://127.0.0.1:\(closed)/secret.png")
+        #expect(toOpen.status == 502, "\(toOpen.status) \(text(toOpen))")
+        #expect(try other.requestCount("/secret.png") == 0, "the disallowed origin was reached")
+        #expect(toClosed.status == toOpen.status)
+        // The answers differ only in the source URL they echo: nothing tells an open port from a closed one.
+        let shape = { (reply: HTTPReply) in self.text(reply).replacing(/redirect-to\?url=[^ ]*/, with: "…") }
+        #expect(shape(toOpen) == shape(toClosed), "\(shape(toOpen)) vs \(shape(toClosed))")
+        #expect(text(toOpen).contains("302"))
+        // Inside the allowed prefix too: none is followed.
+        #expect(try serve.get(serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/redirect?n=1")) + "@png")).status == 502)
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 3. A symbolic link swapped in and out during requests
+
+    @Test("a racer swapping a link between a file inside --root and one outside never gets the outside file served")
+    func symlinkRaceStaysInside() throws {
+        let serve = try ServeProcess(["--root", root])
+        let photos = root + "/photos"
+        try FileManager.default.createSymbolicLink(atPath: photos + "/race.png", withDestinationPath: "a.png")
+        // Atomic swaps (rename over the link), so the name always exists: one target inside, one absolute outside.
+        // The racer ends itself when the stop file appears (or after 60 s): signals are no way to stop it, since a
+        // child of the test process inherits the signals that process ignores.
+        let stop = folder + "/racer-stop"
+        let racer = Process()
+        racer.executableURL = URL(fileURLWithPath: "/bin/bash")
+        racer.arguments = ["-c", """
+            cd "$1" || exit 1
+            end=$((SECONDS + 60))
+            while [ ! -e "$3" ] && [ $SECONDS -lt $end ]; do
+                ln -sfn "$2" r.tmp && mv -T r.tmp race.png; ln -sfn a.png r.tmp && mv -T r.tmp race.png
+            done
+            """, "racer", photos, folder + "/outside.png", stop]
+        try racer.run()
+        defer {
+            FileManager.default.createFile(atPath: stop, contents: nil)
+            racer.waitUntilExit()
+        }
+        var outside = 0, inside = 0, refused = 0, other: [Int] = []
+        for attempt in 0..<120 {
+            // A size of its own per request, so no answer is a cached one.
+            let reply = try serve.get(serve.signed(local("/photos/race.png", "s:\(300 + attempt):\(300 + attempt)")))
+            switch (reply.status, pngSize(reply.body).map { $0.0 }) {
+            case (200, 40): outside += 1
+            case (200, _): inside += 1
+            case (403, _): refused += 1
+            default: other.append(reply.status)
+            }
+        }
+        #expect(outside == 0, "the outside file was served \(outside) times of 120")
+        #expect(inside > 0 && refused > 0, "the racer raced: \(inside) inside, \(refused) refused, others \(other)")
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 4. Dot segments and escapes under a path-scoped prefix
+
+    @Test("../, %2e%2e, double escapes and user information do not leave a path-scoped --allow-source")
+    func dotSegmentsStayInThePrefix() throws {
+        let files = try TestPaths.temporaryDirectory("origin-files")
+        try Data(big).write(to: URL(fileURLWithPath: files + "/a.png"))
+        try Data(small).write(to: URL(fileURLWithPath: files + "/private.png"))
+        let origin = try TestHTTPServer(root: files)
+        defer { origin.stop() }
+        let serve = try ServeProcess(["--allow-source", origin.url("/pub/"), "--allow-private-addresses"])
+        func status(_ source: String) throws -> Int { try serve.get(serve.signed("/s:64:64/" + ServeProcess.plain(source) + "@png")).status }
+        let base = "http://127.0.0.1:\(origin.port)"
+        #expect(try status(base + "/pub/a.png") == 200)
+        #expect(try status("HTTP://127.0.0.1:\(origin.port)/pub/./a.png") == 200, "scheme case and ./ are normalised, not refused")
+        for escape in ["/pub/../private.png", "/pub/%2e%2e/private.png", "/pub/%2E%2e/private.png", "/pub/%252e%252e/private.png",
+                       "/pub%2F..%2Fprivate.png", "/pub/a/../../private.png", "/pub/..%5cprivate.png", "/pub\\..\\private.png"] {
+            #expect(try status(base + escape) == 403, "\(escape)")
+        }
+        #expect(try status("http://127.0.0.1:\(origin.port)@example.invalid/pub/a.png") == 403, "user information")
+        #expect(try origin.requestCount("/private.png") == 0)
+        #expect(serve.terminate() == 0)
+        // A prefix without a trailing slash covers its own segment only.
+        let segment = try ServeProcess(["--allow-source", base + "/pub", "--allow-private-addresses"])
+        func segmentStatus(_ source: String) throws -> Int {
+            try segment.get(segment.signed("/s:64:64/" + ServeProcess.plain(source) + "@png")).status
+        }
+        #expect(try segmentStatus(base + "/pub/a.png") == 200)
+        #expect(try segmentStatus(base + "/public/a.png") == 403)
+        #expect(try segmentStatus(base + "/puba.png") == 403)
+        #expect(segment.terminate() == 0)
+    }
+
+    // MARK: 5. One client holding connections open
+
+    @Test("a slowloris client from one address gets at most --per-client-connections; /health from another answers; idle connections close")
+    func oneClientCannotTakeEveryConnection() throws {
+        let serve = try ServeProcess(["--allow-unsigned", "--per-client-connections", "8", "--connections", "40", "--idle-timeout", "2"])
+        // 60 connections from 127.0.0.2, each sending a header byte a second for 4 s, and one silent connection from
+        // 127.0.0.3; prints how many of the 60 the server kept open, then whether the silent one was closed.
+        let program = """
+            import socket, sys, time
+            port = int(sys.argv[1])
+            socks = []
+            for _ in range(60):
+                s = socket.socket(); s.bind(("127.0.0.2", 0))
+                try:
+                    s.connect(("127.0.0.1", port)); s.sendall(b"GET /health HTTP/1.1\\r\\nHost: x\\r\\n"); socks.append(s)
+                except OSError:
+                    pass
+            silent = socket.socket(); silent.bind(("127.0.0.3", 0)); silent.connect(("127.0.0.1", port))
+            open(sys.argv[2], "w").close()  # the attack is in place
+            for second in range(4):
+                time.sleep(1)
+                for s in socks:
+                    try: s.sendall(b"X")
+                    except OSError: pass
+            def is_open(s):
+                s.setblocking(False)
+                try:
+                    return s.recv(1, socket.MSG_PEEK) != b""
+                except BlockingIOError:
+                    return True
+                except OSError:
+                    return False
+            print(sum(1 for s in socks if is_open(s)))
+            print("closed" if not is_open(silent) else "open")
+            """
+        let ready = folder + "/slowloris-ready"
+        let attack = BackgroundRequest {
+            let output = try python(program, ["\(serve.port)", ready])
+            return HTTPReply(status: 200, headers: ["output": output], body: [])
+        }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: ready) { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: ready), "the slowloris client never got going")
+        for _ in 0..<5 {
+            let health = try HTTPReply.fetch(serve.url("/health"))
+            #expect(health.status == 200)
+        }
+        let lines = (try attack.wait().headers["output"] ?? "").split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(Int(lines.first ?? "") ?? 99 <= 8, "connections kept open from one client: \(lines)")
+        #expect(lines.last == "closed", "a connection silent for longer than --idle-timeout stays open")
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 6. A port already in use
+
+    @Test("a second serve on a port in use fails with one line; --reuse-port on both shares it on purpose")
+    func portInUseIsAnError() throws {
+        let first = try ServeProcess(["--allow-unsigned"])
+        let second = try CommandLine.run("/usr/bin/timeout", ["-s", "KILL", "10", TestPaths.imagepipeBinary, "serve", "--listen", "127.0.0.1:\(first.port)",
+                                                              "--allow-unsigned", "--plugin-dir", TestPaths.pluginsDirectory])
+        #expect(second.status != 0 && second.status != 137, "a second server on the same port started")
+        #expect(second.stderr.contains("in use"), "\(second.stderr)")
+        #expect(second.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1)
+        #expect(first.terminate() == 0)
+        let shared = try ServeProcess(["--allow-unsigned", "--reuse-port"])
+        let sharing = try ServeProcess(["--allow-unsigned", "--reuse-port", "--listen", "127.0.0.1:\(shared.port)"])
+        #expect(sharing.port == shared.port)
+        #expect(shared.terminate() == 0 && sharing.terminate() == 0)
+    }
+
+    // MARK: 7 and 9. Sources that change
+
+    @Test("a local source replaced on disk is served anew at once (new ETag, new sizes too); a fixed file is not remembered as failed")
+    func changedLocalSourcesAreNotStale() throws {
+        let serve = try ServeProcess(["--root", root])
+        let file = root + "/photos/changing.png"
+        try Data(big).write(to: URL(fileURLWithPath: file))
+        let before = try serve.get(serve.signed(local("/photos/changing.png")))
+        #expect(pngSize(before.body)?.0 == 400)
+        try Data(small).write(to: URL(fileURLWithPath: file + ".new"))
+        #expect(rename(file + ".new", file) == 0)
+        let after = try serve.get(serve.signed(local("/photos/changing.png")))
+        #expect(pngSize(after.body)?.0 == 40, "served from a stale tier")
+        #expect(after.headers["etag"] != before.headers["etag"])
+        #expect(pngSize(try serve.get(serve.signed(local("/photos/changing.png", "s:20:20"))).body)?.0 == 20)
+        // A file that failed to decode, then fixed in place.
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: root + "/photos/fixed.png"))
+        #expect(try serve.get(serve.signed(local("/photos/fixed.png"))).status == 422)
+        try Data(big).write(to: URL(fileURLWithPath: root + "/photos/fixed.png"))
+        #expect(try serve.get(serve.signed(local("/photos/fixed.png"))).status == 200)
+        #expect(serve.terminate() == 0)
+    }
+
+    @Test("an http(s) source is fetched again after --source-ttl; a missing one is retried after --failed-ttl")
+    func changedRemoteSourcesAreRefetched() throws {
+        let files = try TestPaths.temporaryDirectory("origin-changing")
+        try Data(big).write(to: URL(fileURLWithPath: files + "/b.png"))
+        let origin = try TestHTTPServer(root: files)
+        defer { origin.stop() }
+        let serve = try ServeProcess(["--allow-source", origin.url("/"), "--allow-private-addresses", "--source-ttl", "1", "--failed-ttl", "1"])
+        let path = serve.signed("/s:500:500/" + ServeProcess.plain(origin.url("/b.png")) + "@png")
+        #expect(pngSize(try serve.get(path).body)?.0 == 400)
+        try Data(small).write(to: URL(fileURLWithPath: files + "/b.png"))
+        let missing = serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/c.png")) + "@png")
+        #expect(try serve.get(missing).status == 404)
+        try Data(big).write(to: URL(fileURLWithPath: files + "/c.png"))
+        // Both lifetimes are 1 s: past them (the TTL is the behaviour under test, so waiting for it is the test).
+        usleep(2_100_000)
+        #expect(pngSize(try serve.get(path).body)?.0 == 40, "the changed origin file was served stale")
+        #expect(try serve.get(missing).status == 200, "the 404 was remembered past --failed-ttl")
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 8. Slow origins and render slots
+
+    @Test("two never-answering origins do not hold the only render slot: a local render is answered while they wait")
+    func slowOriginsDoNotBlockRenders() throws {
+        let origin = try TestHTTPServer(root: root + "/photos")
+        defer { origin.stop() }
+        let serve = try ServeProcess(["--root", root, "--allow-source", origin.url("/"), "--allow-private-addresses",
+                                      "--concurrency", "1", "--queue", "4", "--timeout", "20"])
+        let stalled = (1...2).map { tag in serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/stall?ms=8000&n=\(tag)")) + "@png") }
+        let waiting = stalled.map { path in BackgroundRequest { try serve.get(path) } }
+        try serve.waitForRequestsInProgress(2)
+        let render = try serve.get(serve.signed(local("/photos/a.png", "s:50:50")))
+        #expect(render.status == 200)
+        let metrics = text(try serve.get("/metrics"))
+        #expect(metrics.contains("imagepipe_requests_in_progress 2\n"), "the local render waited for the stalled fetches")
+        for request in waiting { #expect(try request.wait().status == 200) }
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 10 and 11. The log and the error bodies
+
+    @Test("a forged method cannot inject access-log fields; error bodies never show the server's paths")
+    func logAndErrorsLeakNothing() throws {
+        let serve = try ServeProcess(["--root", root])
+        let forged = #"X","client":"10.6.6.6","x":""#
+        _ = try serve.get("/health", method: forged)
+        _ = try serve.get("/health", method: "GET\u{7f}\\")
+        let directory = try serve.get(serve.signed(local("/sub")))
+        let missing = try serve.get(serve.signed(local("/photos/missing.png")))
+        let bad = try serve.get(serve.signed(local("/photos/bad.png")))
+        for reply in [directory, missing, bad] {
+            #expect(reply.status >= 400)
+            #expect(!text(reply).contains(folder) && !text(reply).contains("?v="), "\(text(reply))")
+        }
+        #expect(text(bad).contains("local:///photos/bad.png") || !text(bad).contains("local:"), "names the source as given: \(text(bad))")
+        #expect(serve.terminate() == 0)
+        let lines = serve.standardError.split(separator: "\n").filter { $0.hasPrefix("{\"time\"") }
+        #expect(lines.count >= 4)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+            #expect(object["client"] as? String == "127.0.0.1", "\(line)")
+            #expect(object["x"] == nil)
+        }
+    }
+
+    // MARK: 12. Signatures
+
+    @Test("a signature is accepted in its one canonical spelling only: no padding, no +/ for -_, no stray low bits")
+    func signaturesAreNotMalleable() throws {
+        let serve = try ServeProcess(["--root", root])
+        // A path whose signature has a '-' or '_' in it, to test the alphabet swap too.
+        var path = "", signature = ""
+        for size in 10...400 {
+            path = local("/photos/a.png", "s:\(size):\(size)")
+            signature = String(serve.signed(path).dropFirst().prefix { $0 != "/" })
+            if signature.contains("-") || signature.contains("_") { break }
+        }
+        #expect(try serve.get("/" + signature + path).status == 200)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(alphabet.firstIndex(of: signature.last!))
+        let strayBits = String(signature.dropLast()) + String(alphabet[last | 1])
+        let variants = [signature + "=", signature.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"), strayBits]
+        for variant in variants where variant != signature {
+            #expect(try serve.get("/" + variant + path).status == 403, "\(variant) for \(signature)")
+        }
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 13. HTTP details
+
+    @Test("Accept honours q=0 and whole types; no Host, CL+TE and absolute-form targets are 400; the signature is checked before the options")
+    func httpDetails() throws {
+        let serve = try ServeProcess(["--root", root])
+        let negotiated = serve.signed("/s:64:64/" + ServeProcess.plain("local:///photos/a.png"))
+        #expect(try serve.get(negotiated, headers: ["Accept": "image/avif;q=0, image/webp"]).headers["content-type"] == "image/webp")
+        #expect(try serve.get(negotiated, headers: ["Accept": "application/notimage/avifx"]).headers["content-type"] == "image/jpeg")
+        #expect(try serve.get(negotiated, headers: ["Accept": "IMAGE/AVIF"]).headers["content-type"] == "image/avif")
+        let program = """
+            import socket, sys
+            port = int(sys.argv[1])
+            def ask(raw):
+                s = socket.create_connection(("127.0.0.1", port)); s.settimeout(5); s.sendall(raw)
+                data = b""
+                try:
+                    while True:
+                        chunk = s.recv(4096)
+                        if not chunk: break
+                        data += chunk
+                except socket.timeout:
+                    return data.split(b" ")[1].decode() + " open"
+                return data.split(b" ")[1].decode() + " closed"
+            print(ask(b"GET /health HTTP/1.1\\r\\n\\r\\n"))
+            print(ask(b"GET /health HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"))
+            print(ask(b"GET http://127.0.0.1:%d/health HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n" % port))
+            """
+        let answers = try python(program, ["\(serve.port)"]).split(separator: "\n").map(String.init)
+        #expect(answers == ["400 closed", "400 closed", "400 closed"], "no Host, CL+TE, absolute-form: \(answers)")
+        let unsigned = try serve.get("/AAAA/bogus:1/plain/local%3A%2F%2F%2Fphotos%2Fa.png@png")
+        #expect(unsigned.status == 403 && text(unsigned) == "bad signature\n", "\(unsigned.status) \(text(unsigned))")
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: 14 and 15. Timeouts and output bounds
+
+    @Test("an origin slower than --timeout is always 504; --max-size bounds an output whose URL gives no size or one side")
+    func timeoutsAndOutputBounds() throws {
+        let origin = try TestHTTPServer(root: root + "/photos")
+        defer { origin.stop() }
+        let serve = try ServeProcess(["--root", root, "--max-size", "100", "--timeout", "1",
+                                      "--allow-source", origin.url("/"), "--allow-private-addresses"])
+        for tag in 1...3 {
+            let slow = try serve.get(serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/stall?ms=4000&n=\(tag)")) + "@png"))
+            #expect(slow.status == 504, "\(slow.status) \(text(slow))")
+        }
+        let whole = try serve.get(serve.signed("/" + ServeProcess.plain("local:///photos/a.png") + "@png"))
+        #expect(whole.status == 200 && pngSize(whole.body).map { $0.0 <= 100 && $0.1 <= 100 } == true, "\(String(describing: pngSize(whole.body)))")
+        let oneSide = try serve.get(serve.signed(local("/photos/a.png", "h:90")))
+        #expect(pngSize(oneSide.body).map { $0.0 <= 100 && $0.1 <= 90 } == true, "\(String(describing: pngSize(oneSide.body)))")
+        #expect(serve.terminate() == 0)
+    }
+}
