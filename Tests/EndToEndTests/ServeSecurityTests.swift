@@ -98,24 +98,32 @@ import TestSupport
 
     // MARK: 3. A symbolic link swapped in and out during requests
 
-    @Test("a racer swapping a link between a file inside --root and one outside never gets the outside file served")
+    @Test("a racer exchanging a folder inside --root with a link to a folder outside never gets the outside file served")
     func symlinkRaceStaysInside() throws {
         let serve = try ServeProcess(["--root", root])
-        let photos = root + "/photos"
-        try FileManager.default.createSymbolicLink(atPath: photos + "/race.png", withDestinationPath: "a.png")
-        // Atomic swaps (rename over the link), so the name always exists: one target inside, one absolute outside.
-        // The racer ends itself when the stop file appears (or after 60 s): signals are no way to stop it, since a
+        // root/photos/d is a real folder holding x.png (400x300) at one moment and, atomically exchanged
+        // (renameat2 RENAME_EXCHANGE), a link to a folder outside holding its own x.png (40x30) the next: a check that
+        // resolves the path and an open by name that follows it again can fall on either side of an exchange.
+        let photos = root + "/photos", outsideFolder = folder + "/outside-folder"
+        try FileManager.default.createDirectory(atPath: photos + "/d", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outsideFolder, withIntermediateDirectories: true)
+        try Data(big).write(to: URL(fileURLWithPath: photos + "/d/x.png"))
+        try Data(small).write(to: URL(fileURLWithPath: outsideFolder + "/x.png"))
+        try FileManager.default.createSymbolicLink(atPath: photos + "/l", withDestinationPath: outsideFolder)
+        // The racer ends itself when the stop file appears (or after 60 s): a signal is no way to stop it, since a
         // child of the test process inherits the signals that process ignores.
         let stop = folder + "/racer-stop"
         let racer = Process()
-        racer.executableURL = URL(fileURLWithPath: "/bin/bash")
-        racer.arguments = ["-c", """
-            cd "$1" || exit 1
-            end=$((SECONDS + 60))
-            while [ ! -e "$3" ] && [ $SECONDS -lt $end ]; do
-                ln -sfn "$2" r.tmp && mv -T r.tmp race.png; ln -sfn a.png r.tmp && mv -T r.tmp race.png
-            done
-            """, "racer", photos, folder + "/outside.png", stop]
+        racer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        racer.arguments = ["python3", "-c", """
+            import ctypes, os, sys, time
+            libc = ctypes.CDLL(None, use_errno=True)
+            os.chdir(sys.argv[1])
+            end = time.monotonic() + 60
+            while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
+                if libc.renameat2(-100, b"d", -100, b"l", 2) != 0:  # AT_FDCWD, RENAME_EXCHANGE
+                    sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+            """, photos, stop]
         try racer.run()
         defer {
             FileManager.default.createFile(atPath: stop, contents: nil)
@@ -124,14 +132,15 @@ import TestSupport
         var outside = 0, inside = 0, refused = 0, other: [Int] = []
         for attempt in 0..<120 {
             // A size of its own per request, so no answer is a cached one.
-            let reply = try serve.get(serve.signed(local("/photos/race.png", "s:\(300 + attempt):\(300 + attempt)")))
+            let reply = try serve.get(serve.signed(local("/photos/d/x.png", "s:\(300 + attempt):\(300 + attempt)")))
             switch (reply.status, pngSize(reply.body).map { $0.0 }) {
             case (200, 40): outside += 1
             case (200, _): inside += 1
-            case (403, _): refused += 1
+            case (403, _), (404, _): refused += 1
             default: other.append(reply.status)
             }
         }
+        #expect(racer.isRunning, "the racer stopped early (status \(racer.isRunning ? 0 : racer.terminationStatus))")
         #expect(outside == 0, "the outside file was served \(outside) times of 120")
         #expect(inside > 0 && refused > 0, "the racer raced: \(inside) inside, \(refused) refused, others \(other)")
         #expect(serve.terminate() == 0)
@@ -400,6 +409,64 @@ import TestSupport
         #expect(whole.status == 200 && pngSize(whole.body).map { $0.0 <= 100 && $0.1 <= 100 } == true, "\(String(describing: pngSize(whole.body)))")
         let oneSide = try serve.get(serve.signed(local("/photos/a.png", "h:90")))
         #expect(pngSize(oneSide.body).map { $0.0 <= 100 && $0.1 <= 90 } == true, "\(String(describing: pngSize(oneSide.body)))")
+        #expect(serve.terminate() == 0)
+    }
+
+    // MARK: A standing fuzz of the URL parser and the signature check
+
+    @Test("1,500 random and mutated URLs (fixed seed): never a crash, never a 200 without a valid signature")
+    func urlParserFuzz() throws {
+        let serve = try ServeProcess(["--root", root])
+        // Mutations of validly signed URLs (bytes of the signature, options and source replaced, inserted, deleted,
+        // segments duplicated) and random paths; each answer is judged against the signature Python recomputes.
+        let program = """
+            import base64, hashlib, hmac, http.client, random, sys
+            port, key, salt = int(sys.argv[1]), bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+            rng = random.Random(23)
+            def sign(rest):
+                return "/" + base64.urlsafe_b64encode(hmac.new(key, salt + rest.encode(), hashlib.sha256).digest()).rstrip(b"=").decode() + rest
+            def valid(path):
+                head, _, rest = path[1:].partition("/")
+                return hmac.compare_digest(sign("/" + rest), path)
+            seeds = [sign("/rs:fit:64:64/plain/local%3A%2F%2F%2Fphotos%2Fa.png@png"), sign("/s:32:0/g:sm/bl:2/plain/local:///photos/a.png"),
+                     sign("/w:20/" + base64.urlsafe_b64encode(b"local:///photos/a.png").decode().rstrip("=") + ".webp"),
+                     sign("/c:10:10/ar:1:1/r:3/plain/http%3A%2F%2F127.0.0.1%2F..%2Fx@jpg")]
+            alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~:/%@=+&?#;,!$'()*[]"
+            def mutate(path):
+                chars = list(path)
+                for _ in range(rng.randint(1, 4)):
+                    i = rng.randrange(len(chars))
+                    op = rng.randrange(4)
+                    if op == 0: chars[i] = rng.choice(alphabet)
+                    elif op == 1: chars.insert(i, rng.choice(alphabet))
+                    elif op == 2 and len(chars) > 2: del chars[i]
+                    else: chars[i:i] = list(rng.choice(["/..", "%2e%2e", "%00", "//", "/plain/", ":" * 5, "%25", "@" * 3]))
+                return "/" + "".join(chars).lstrip("/")
+            counts = {"requests": 0, "bad_200": 0}
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            for n in range(1500):
+                if n % 5 == 4:
+                    path = "/" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120)))
+                else:
+                    path = mutate(rng.choice(seeds))
+                try:
+                    connection.request("GET", path)
+                    response = connection.getresponse(); response.read()
+                except (http.client.HTTPException, OSError):
+                    connection.close(); connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                    continue
+                counts["requests"] += 1
+                if response.status == 200 and not valid(path):
+                    counts["bad_200"] += 1
+                    print("200 without a valid signature:", path, file=sys.stderr)
+                if response.getheader("Connection", "").lower() == "close":
+                    connection.close(); connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            print(counts["requests"], counts["bad_200"])
+            """
+        let output = try python(program, ["\(serve.port)", ServeProcess.hex(serve.key), ServeProcess.hex(serve.salt)])
+        let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] >= 1400 && numbers[1] == 0, "answered, 200s without a valid signature: \(output)")
+        #expect(try serve.get("/health").status == 200, "the service survived")
         #expect(serve.terminate() == 0)
     }
 }
