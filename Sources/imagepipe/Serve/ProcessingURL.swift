@@ -14,9 +14,6 @@ import PipelineHost
 struct ProcessingURL {
     struct Failure: Error { let status: Int; let message: String }
 
-    var signature: String
-    /// The part the signature covers: "/" + everything after the signature.
-    var signedPath: String
     var options = DecodeOptions()
     var transformers: [any ImageTransforming] = []
     var source: String
@@ -38,8 +35,7 @@ struct ProcessingURL {
     init(path: String, maxSide: Int) throws {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard segments.count >= 2 else { throw Failure(status: 400, message: "expected /<signature>/<options>/<source>") }
-        signature = segments[0]
-        signedPath = "/" + segments.dropFirst().joined(separator: "/")
+        // segments[0] is the signature, checked before this parse (signedPart).
         var rest = Array(segments.dropFirst())
         var recipe = ProcessingRecipe()
         var flatten = false
@@ -177,7 +173,7 @@ struct ProcessingURL {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
+    static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

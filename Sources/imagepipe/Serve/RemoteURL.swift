@@ -81,7 +81,7 @@ struct RemoteURL: Equatable {
         while index < bytes.count {
             let byte = bytes[index]
             guard byte == UInt8(ascii: "%") else { out.append(byte); index += 1; continue }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+            guard index + 2 < bytes.count, let high = ProcessingURL.hexValue(bytes[index + 1]), let low = ProcessingURL.hexValue(bytes[index + 2]) else {
                 throw Refusal(reason: "a malformed percent escape")
             }
             let value = high << 4 | low
@@ -125,14 +125,6 @@ struct RemoteURL: Equatable {
         return path == prefix.path || path.hasPrefix(prefix.path + "/")
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 private extension String {
