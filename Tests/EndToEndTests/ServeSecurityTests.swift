@@ -412,6 +412,22 @@ import TestSupport
         #expect(serve.terminate() == 0)
     }
 
+    @Test("an isolated render past the deadline is 504 and its replaced worker counts in imagepipe_worker_restarts_total")
+    func timedOutWorkersCountAsRestarts() throws {
+        // Heavy blurs over a large canvas: seconds of librsvg work, in an isolated worker.
+        var shapes = ""
+        for i in 0..<40 { shapes += "<circle cx='\(i * 50)' cy='\(i * 50)' r='900' fill='#\(String(format: "%06x", i * 40_000))' filter='url(#b)'/>" }
+        let svg = "<svg xmlns='http://www.w3.org/2000/svg' width='4000' height='4000'><filter id='b'><feGaussianBlur stdDeviation='300'/></filter>\(shapes)</svg>"
+        try Data(svg.utf8).write(to: URL(fileURLWithPath: root + "/photos/heavy.svg"))
+        let serve = try ServeProcess(["--root", root, "--timeout", "1", "--isolation", "isolated"])
+        let reply = try serve.get(serve.signed("/s:4000:4000/" + ServeProcess.plain("local:///photos/heavy.svg") + "@png"))
+        #expect(reply.status == 504, "\(reply.status) \(text(reply))")
+        let metrics = text(try serve.get("/metrics"))
+        let restarts = metrics.split(separator: "\n").first { $0.hasPrefix("imagepipe_worker_restarts_total ") }
+        #expect(restarts.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(String(describing: restarts))")
+        #expect(serve.terminate() == 0)
+    }
+
     // MARK: A standing fuzz of the URL parser and the signature check
 
     @Test("1,500 random and mutated URLs (fixed seed): never a crash, never a 200 without a valid signature")

@@ -73,9 +73,11 @@ final class ServiceMetrics: Sendable {
         lines.append("imagepipe_pipeline_decodes_total \(pipeline.decodes)")
         lines.append("# TYPE imagepipe_pipeline_memory_hits_total counter")
         lines.append("imagepipe_pipeline_memory_hits_total \(pipeline.memoryCacheHits)")
-        lines.append("# HELP imagepipe_worker_restarts_total Isolated workers replaced after a crash, a timeout or the memory cap.")
+        lines.append("# HELP imagepipe_worker_restarts_total Isolated workers replaced after a crash, a timeout, the memory cap or a cancelled request.")
         lines.append("# TYPE imagepipe_worker_restarts_total counter")
-        let restarts = workers.map { $0.crashes + $0.timeouts + $0.memoryLimitHits } ?? 0
+        // A request past the service's deadline is cancelled, and its worker killed and replaced: that is counted as
+        // a cancellation by the pool, and it is a restart all the same.
+        let restarts = workers.map { $0.crashes + $0.timeouts + $0.memoryLimitHits + $0.cancellations } ?? 0
         lines.append("imagepipe_worker_restarts_total \(restarts)")
         return lines.joined(separator: "\n") + "\n"
     }
