@@ -36,9 +36,11 @@ enum ServeCommand: Command {
           --allow-private-addresses fetch from loopback/private addresses too (off: only public ones)
           --max-size N              largest output side in a URL (default 4096)
           --max-pixels N, --max-memory SIZE, --max-input SIZE   per-request limits (defaults 268M, 2G, 64M)
-          --timeout SECONDS         per-request render deadline (default 30): 504 after it
-          --concurrency N           renders at once (default: one per core); --queue N waiting (default 64),
-                                    beyond that 503 with Retry-After
+          --timeout SECONDS         per-request deadline, counted from the request's arrival (default 30): 504
+                                    after it
+          --concurrency N           renders at once (default: one per core); --queue N more requests in progress
+                                    (fetching a remote source, which takes no render slot, or waiting for one;
+                                    default 64), beyond that 503 with Retry-After
           --threads N               HTTP threads (default: one per core)
           --connections N           connections at once, all clients (default 10000)
           --per-client-connections N  connections at once from one client address (default 64): one client
