@@ -143,12 +143,13 @@ import TestSupport
         let origin = try TestHTTPServer(root: root + "/photos")
         defer { origin.stop() }
         let serve = try ServeProcess(["--root", root, "--allow-source", origin.url("/"), "--allow-private-addresses",
-                                      "--concurrency", "1", "--queue", "4", "--timeout", "30"])
-        // Two 5 s stalls may run one after the other (the HTTP loader's PIPEWAIT holds a second transfer to an HTTP/1.1
-        // origin until the first answers), so the deadline leaves room for both.
-        let stalled = (1...2).map { tag in serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/stall?ms=5000&n=\(tag)")) + "@png") }
+                                      "--concurrency", "1", "--queue", "4", "--timeout", "60"])
+        // Stalls long enough that both requests are surely in progress together on a loaded machine; two may run one
+        // after the other (the HTTP loader's PIPEWAIT holds a second transfer to an HTTP/1.1 origin until the first
+        // answers), so the deadline leaves room for both.
+        let stalled = (1...2).map { tag in serve.signed("/s:32:32/" + ServeProcess.plain(origin.url("/stall?ms=12000&n=\(tag)")) + "@png") }
         let waiting = stalled.map { path in BackgroundRequest { try serve.get(path) } }
-        try serve.waitForRequestsInProgress(2)
+        try serve.waitForRequestsInProgress(2, timeout: 20)
         let render = try serve.get(serve.signed(local("/photos/a.png", "s:50:50")))
         #expect(render.status == 200)
         let metrics = text(try serve.get("/metrics"))
