@@ -171,10 +171,12 @@ final class ServeHandler: Sendable {
     /// counts from the request's arrival, so time spent fetching and queued counts too.
     private func render(_ request: ImageRequest, key: String, format: String, encode: EncodeOptions, arrived: Double) async throws -> OutputCache.Entry {
         let remaining = max(0.001, settings.timeout - (Self.now() - arrived))
-        let remote = request.url.hasPrefix("http://") || request.url.hasPrefix("https://")
-        let dataKey = ImageCacheKey(request, filter: settings.sourceVersion).dataKey
+        let keys = ImageCacheKey(request, filter: settings.sourceVersion), dataKey = keys.dataKey
+        // Not when the decoded image is in memory (another format of the same thumbnail): the render needs no bytes.
+        let fetchFirst = (request.url.hasPrefix("http://") || request.url.hasPrefix("https://"))
+            && manager.configuration.memoryCache?.image(for: keys.imageKey) == nil
         let body = try await Self.withDeadline(remaining) { [manager, gate, originals] in
-            if remote { _ = try await manager.originalData(for: request) }
+            if fetchFirst { _ = try await manager.originalData(for: request) }
             guard await gate.enter() else { throw CancellationError() }
             defer {
                 gate.leave()
