@@ -76,7 +76,7 @@ extension CodersManager {
             if let pool { return try isolated(pool, candidate.coder, false) }
             return try inProcess(candidate.coder)
         }
-        throw PipelineError.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : "")
+        throw noCoder(.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : ""))
     }
 
     /// The pool a request for `coder` goes to under `isolation` (nil = the manager's default), or nil for in process.

@@ -10,8 +10,17 @@ import Synchronization
 public final class CodersManager: ImageDecoding, ImageEncoding {
     public let coders: [PluginCoder]
     let isolationSettings = Mutex(IsolationSettings())
+    /// Reported instead of "no coder" when the search path loaded no plugin at all (PluginHost sets it), so the
+    /// user learns that nothing is installed and where the host looked, not that one format is missing.
+    let nothingInstalled: PipelineError?
 
-    public init(coders: [PluginCoder]) { self.coders = coders }
+    public init(coders: [PluginCoder], nothingInstalled: PipelineError? = nil) {
+        self.coders = coders
+        self.nothingInstalled = nothingInstalled
+    }
+
+    /// `error`, or the nothing-installed error when there are no coders at all.
+    func noCoder(_ error: PipelineError) -> PipelineError { coders.isEmpty ? nothingInstalled ?? error : error }
 
     /// The coder sniffing picks for these bytes, or nil.
     public func coder(forData data: [UInt8]) -> PluginCoder? {
@@ -49,20 +58,20 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
-        guard let coder = encoder(for: format) else { throw PipelineError.noEncoder(format: format) }
+        guard let coder = encoder(for: format) else { throw noCoder(.noEncoder(format: format)) }
         return try coder.encode([image], options: options)
     }
 
     /// Encodes an animation; a coder that cannot write animations gets only the first frame.
     public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
-        guard let coder = encoder(for: format), let first = frames.first else { throw PipelineError.noEncoder(format: format) }
+        guard let coder = encoder(for: format), let first = frames.first else { throw noCoder(.noEncoder(format: format)) }
         return try coder.encode(coder.descriptor.capabilities.contains(.animated) ? frames : [first], options: options)
     }
 
     func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
         try checkInputSize(data, options: options)
         guard let coder = coder(forData: data) else {
-            throw PipelineError.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : "")
+            throw noCoder(.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : ""))
         }
         return coder
     }

@@ -2,8 +2,11 @@
 /// that handles a scheme wins, ties broken by descriptor priority.
 public final class LoadersManager: DataLoading {
     public let loaders: [PluginLoader]
+    /// Reported instead of "no loader" when the search path loaded no plugin at all (see CodersManager's).
+    let nothingInstalled: PipelineError?
 
-    public init(loaders: [PluginLoader]) {
+    public init(loaders: [PluginLoader], nothingInstalled: PipelineError? = nil) {
+        self.nothingInstalled = nothingInstalled
         self.loaders = loaders.enumerated().sorted {
             $0.element.descriptor.priority != $1.element.descriptor.priority
                 ? $0.element.descriptor.priority > $1.element.descriptor.priority : $0.offset < $1.offset
@@ -19,7 +22,10 @@ public final class LoadersManager: DataLoading {
     }
 
     public func load(url: String, options: LoadOptions, hooks: LoadHooks) async throws -> [UInt8] {
-        guard let loader = loader(for: url) else { throw PipelineError.noLoader(url: url, scheme: urlScheme(of: url)) }
+        guard let loader = loader(for: url) else {
+            let error = PipelineError.noLoader(url: url, scheme: urlScheme(of: url))
+            throw loaders.isEmpty ? nothingInstalled ?? error : error
+        }
         return try await loader.load(url: url, options: options, hooks: hooks)
     }
 }

@@ -7,6 +7,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     case loadingFailed(url: String, loader: String, status: PluginStatus, message: String)
     /// No loader handles the URL's scheme.
     case noLoader(url: String, scheme: String)
+    /// The search path held no plugin that loaded, so nothing can be loaded, decoded or encoded: each searched
+    /// folder with what was there ("missing", "empty", "2 refused").
+    case noPlugins(searched: [String])
     /// No coder recognised the bytes.
     case unknownFormat(bytesSeen: Int, hint: String)
     /// A coder failed.
@@ -46,6 +49,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .outOfMemory: .noMemory
         case .unknownFormat, .noEncoder: .unsupported
         case .noLoader: .unsupported
+        case .noPlugins: .notFound
         case .pluginMisbehaved: .internalError
         case .invalidArgument: nil
         case .notInCache: .notFound
@@ -61,6 +65,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         switch self {
         case .loadingFailed(_, _, let s, _): 1000 + Int(s.rawValue)
         case .noLoader: 1100
+        case .noPlugins: 1200
         case .decodingFailed(_, let s, _): 2000 + Int(s.rawValue)
         case .unknownFormat: 2100
         case .encodingFailed(_, let s, _): 2200 + Int(s.rawValue)
@@ -89,6 +94,10 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         case .loadingFailed(let url, let loader, let status, let message):
             "cannot load \(url): \(message.isEmpty ? status.description : message) (\(loader), \(status))"
         case .noLoader(let url, let scheme): "no loader handles '\(scheme)' URLs (\(url))"
+        case .noPlugins(let searched):
+            "no imagepipe plugins found (searched: \(searched.isEmpty ? "nothing, the search path is empty" : searched.joined(separator: ", "))); "
+                + "install them ('make install' or the imagepipe package), or name a plugins.d folder with --plugin-dir, "
+                + "IMAGEPIPE_PLUGIN_PATH or PluginSearchPath(directories:)"
         case .unknownFormat(let seen, let hint):
             "unrecognised image format\(hint.isEmpty ? "" : " (\(hint))"): no coder matched the first \(seen) bytes"
         case .decodingFailed(let coder, let status, let message):

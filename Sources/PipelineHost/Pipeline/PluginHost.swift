@@ -7,13 +7,16 @@ public final class PluginHost: Sendable {
 
     public init(registry: PluginRegistry) {
         self.registry = registry
-        coders = CodersManager(coders: registry.coders)
-        loaders = LoadersManager(loaders: registry.loaders)
+        let nothingInstalled = registry.nothingLoaded
+        coders = CodersManager(coders: registry.coders, nothingInstalled: nothingInstalled)
+        loaders = LoadersManager(loaders: registry.loaders, nothingInstalled: nothingInstalled)
         caches = CachesManager(pluginCaches: registry.caches)
     }
 
     /// Scans a search path and builds the managers; `cachePath` is the registry cache directory (nil: none).
-    public convenience init(searchPath: PluginSearchPath, cachePath: String? = PluginRegistry.defaultCachePath) {
+    /// The default path is the CLI's: the per-user and system folders `make install` and the package fill, so an
+    /// application that embeds the library finds installed plugins without any configuration.
+    public convenience init(searchPath: PluginSearchPath = .default, cachePath: String? = PluginRegistry.defaultCachePath) {
         self.init(registry: PluginRegistry.scan(searchPath, cachePath: cachePath))
     }
 }

@@ -171,3 +171,15 @@ public final class PluginRegistry: Sendable {
         return names.sorted().map { directory + "/" + $0 }
     }
 }
+
+extension PluginRegistry {
+    /// `PipelineError.noPlugins` naming every searched folder and what it held, when no plugin loaded; else nil.
+    public var nothingLoaded: PipelineError? {
+        guard !records.contains(where: \.isLoaded) else { return nil }
+        return .noPlugins(searched: searchPath.entries.map { entry in
+            guard entry.exists else { return "\(entry.directory) (missing)" }
+            let refused = records.filter { PluginSearchPath.parent(of: $0.path) == entry.directory }.count
+            return "\(entry.directory) (\(refused == 0 ? "no plugin files" : "\(refused) refused: see 'imagepipe plugins'"))"
+        })
+    }
+}

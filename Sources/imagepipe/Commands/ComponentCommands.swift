@@ -18,7 +18,9 @@ enum CodersCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let coders = try HostSetup.host(args).coders.coders.map(\.descriptor)
+        let host = try HostSetup.host(args)
+        let coders = host.coders.coders.map(\.descriptor)
+        HostSetup.warnWhenNothingLoaded(host, command: name)
         if args.flag("json") { try Output.json(coders); return }
         if coders.isEmpty { Output.line("No coders: no plugin providing one loaded (see 'imagepipe plugins')."); return }
         Output.table(["ID", "FORMAT", "EXTENSIONS", "PRIORITY", "CAPABILITIES"], coders.map {
@@ -45,7 +47,9 @@ enum LoadersCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let loaders = try HostSetup.host(args).loaders.loaders.map(\.descriptor)
+        let host = try HostSetup.host(args)
+        let loaders = host.loaders.loaders.map(\.descriptor)
+        HostSetup.warnWhenNothingLoaded(host, command: name)
         if args.flag("json") { try Output.json(loaders); return }
         if loaders.isEmpty { Output.line("No loaders: no plugin providing one loaded (see 'imagepipe plugins')."); return }
         Output.table(["ID", "SCHEMES", "PRIORITY", "CAPABILITIES"], loaders.map {

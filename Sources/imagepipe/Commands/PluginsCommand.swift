@@ -7,8 +7,9 @@ enum PluginsCommand: Command {
     static let help = """
         Usage: imagepipe plugins [--json] [--plugin-dir DIR]...
 
-        Prints the plugin search path (with where each folder came from) and, for every *.so file found,
-        whether it loaded, was refused (and why) or was shadowed by an earlier plugin with the same ID.
+        Prints the plugin search path in order (where each folder came from; which are missing) and, for every
+        *.so file found, whether it loaded, was refused (and why) or was shadowed by an earlier plugin with the
+        same ID.
 
           --json   machine-readable output
 
@@ -16,7 +17,7 @@ enum PluginsCommand: Command {
         """
 
     struct Listing: Encodable {
-        struct Folder: Encodable { let directory: String; let origin: String }
+        struct Folder: Encodable { let directory: String; let origin: String; let exists: Bool }
         let searchPath: [Folder]
         let plugins: [PluginRecord]
     }
@@ -27,14 +28,16 @@ enum PluginsCommand: Command {
         let registry = try HostSetup.host(args).registry
         if args.flag("json") {
             try Output.json(Listing(
-                searchPath: registry.searchPath.entries.map { .init(directory: $0.directory, origin: $0.origin.rawValue) },
+                searchPath: registry.searchPath.entries.map {
+                    .init(directory: $0.directory, origin: $0.origin.rawValue, exists: $0.exists)
+                },
                 plugins: registry.records))
             return
         }
         Output.line("Search path:")
-        if registry.searchPath.entries.isEmpty { Output.line("  (empty: no --plugin-dir, no IMAGEPIPE_PLUGIN_PATH, no plugins.d found)") }
+        if registry.searchPath.entries.isEmpty { Output.line("  (empty: no --plugin-dir, no IMAGEPIPE_PLUGIN_PATH, no default folders)") }
         for entry in registry.searchPath.entries {
-            Output.line("  \(entry.directory)  (\(entry.origin.rawValue))")
+            Output.line("  \(entry.directory)  (\(entry.origin.rawValue)\(entry.exists ? "" : ", missing"))")
         }
         Output.line()
         if registry.records.isEmpty { Output.line("No plugin files found."); return }

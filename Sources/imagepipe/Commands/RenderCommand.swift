@@ -43,10 +43,7 @@ enum RenderCommand: Command {
         let format = try outputFormat(args, output: output)
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)
-        guard host.coders.canEncode(format: format) else {
-            let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
-            throw CLIError("no coder can encode '\(format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
-        }
+        try HostSetup.requireEncoder(for: format, in: host)
         // The encoder's plugin opens on another core while the source loads and decodes.
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)

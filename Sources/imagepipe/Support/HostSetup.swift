@@ -47,12 +47,25 @@ enum HostSetup {
     /// (debugging a plugin under a debugger, measuring).
     static func host(_ arguments: Arguments) throws -> PluginHost {
         let searchPath = PluginSearchPath.standard(
-            flags: try pluginDirectories(arguments),
-            executablePath: arguments.flag("no-default-plugins") ? nil : PluginSearchPath.currentExecutablePath())
+            flags: try pluginDirectories(arguments), defaults: !arguments.flag("no-default-plugins"))
         let timeout = getenv("IMAGEPIPE_SCAN_TIMEOUT").flatMap { Double(String(cString: $0)) }.map { max(0.1, $0) } ?? 10
         let inProcess = getenv("IMAGEPIPE_SCAN_IN_PROCESS").map { String(cString: $0) == "1" } ?? false
         let scanner = inProcess ? nil : PluginSearchPath.currentExecutablePath().map { PluginScanner(executable: $0, timeout: timeout) }
         return PluginHost(registry: PluginRegistry.scan(searchPath, scanner: scanner))
+    }
+
+    /// Fails before any work when no coder writes `format`: with where the host looked when no plugin loaded at all
+    /// (a copied binary with no plugins installed), else with the formats that can be written.
+    static func requireEncoder(for format: String, in host: PluginHost) throws {
+        guard !host.coders.canEncode(format: format) else { return }
+        if let nothing = host.registry.nothingLoaded { throw nothing }
+        let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
+        throw CLIError("no coder can encode '\(format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+    }
+
+    /// One line on standard error when no plugin loaded: an empty listing alone does not say where the host looked.
+    static func warnWhenNothingLoaded(_ host: PluginHost, command: String) {
+        if let nothing = host.registry.nothingLoaded { Output.error("imagepipe \(command): \(nothing) [E\(nothing.code)]") }
     }
 
     /// The `--plugin-dir` folders, checked: an empty or relative one is a usage mistake (it would mean the current
@@ -80,8 +93,11 @@ enum HostSetup {
     static let helpText = """
         Global options:
           --plugin-dir DIR   search DIR (an absolute path) for plugins first (repeatable); then IMAGEPIPE_PLUGIN_PATH,
-                             then plugins.d next to the executable. The current directory is never searched.
-          --no-default-plugins  do not search plugins.d next to the executable (test a plugin folder alone)
+                             the per-user folder ($XDG_DATA_HOME/imagepipe/1/plugins.d), the system folders
+                             (<prefix>/lib/imagepipe/1/plugins.d, /usr/lib/<multiarch>/imagepipe/1/plugins.d ...),
+                             then plugins.d next to the executable; 'imagepipe plugins' lists them. The current
+                             directory is never searched.
+          --no-default-plugins  search only --plugin-dir and IMAGEPIPE_PLUGIN_PATH (test a plugin folder alone)
           --help             show help
         """
 }

@@ -100,10 +100,7 @@ enum ThumbnailCommand: Command {
         }
 
         let host = try HostSetup.host(args)
-        guard host.coders.canEncode(format: template.format) else {
-            let known = host.coders.coders.filter { $0.descriptor.capabilities.contains(.encode) }.map(\.descriptor.format)
-            throw CLIError("no coder can encode '\(template.format)' (encodable: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
-        }
+        try HostSetup.requireEncoder(for: template.format, in: host)
         try IsolationSetup.configure(args, host: host, workers: jobs)
         // A list on standard input may name URLs.
         let anyRemote = args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
