@@ -11,7 +11,7 @@ enum ServeCommand: Command {
     static let name = "serve"
     static let summary = "answer signed thumbnail URLs over HTTP (a shared Redis tier with --redis)"
     static let help = """
-        Usage: imagepipe serve [--listen 127.0.0.1:8080] (--key HEX --salt HEX | --allow-unsigned)
+        Usage: imagepipe serve [--listen 127.0.0.1:8080] (--key[-file] ... --salt[-file] ... | --allow-unsigned)
                                [--allow-source PREFIX]... [--root DIR] [--redis CONFIG] [options]
 
         URLs (imgproxy's scheme):
@@ -30,6 +30,8 @@ enum ServeCommand: Command {
 
           --listen ADDR:PORT        where to listen (default 127.0.0.1:8080; port 0 = any free port, printed)
           --key HEX, --salt HEX     the signing key and salt (hex; or IMAGEPIPE_KEY, IMAGEPIPE_SALT)
+          --key-file FILE, --salt-file FILE  the same read from a file (hex, surrounding white space ignored):
+                                    a value on the command line is visible to every user through ps
           --allow-unsigned          accept URLs without a valid signature (development only)
           --allow-source PREFIX     remote sources allowed under this URL prefix (repeatable; none by default)
           --root DIR                local sources are read from this folder only (no path leaves it)
@@ -68,21 +70,21 @@ enum ServeCommand: Command {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(IsolationSetup.valued).union([
-            "listen", "key", "salt", "allow-source", "root", "max-size", "max-pixels", "max-memory", "max-input", "concurrency",
+            "listen", "allow-source", "root", "max-size", "max-pixels", "max-memory", "max-input", "concurrency",
             "queue", "threads", "max-age", "output-cache", "redis", "cache-dir", "access-log", "shutdown-grace", "formats",
             "connections", "per-client-connections", "idle-timeout", "source-ttl", "failed-ttl",
-        ]), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses", "reuse-port"]))
+        ]).union(SigningSecrets.valued), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses", "reuse-port"]))
         guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
         let (address, port) = try listenAddress(args.value("listen") ?? "127.0.0.1:8080")
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let concurrency = try args.int("concurrency", range: 1...1024) ?? cores
 
         var settings = ServeHandler.Settings(sources: try SourcePolicy(allowedPrefixes: args.all("allow-source"), root: try root(args)))
-        settings.key = try hex(args.value("key") ?? environment("IMAGEPIPE_KEY"), name: "--key")
-        settings.salt = try hex(args.value("salt") ?? environment("IMAGEPIPE_SALT"), name: "--salt") ?? []
+        settings.key = try SigningSecrets.read("key", args, environment: "IMAGEPIPE_KEY")
+        settings.salt = try SigningSecrets.read("salt", args, environment: "IMAGEPIPE_SALT") ?? []
         settings.unsigned = args.flag("allow-unsigned")
         guard settings.key != nil || settings.unsigned else {
-            throw UsageError("serve needs --key HEX (and --salt HEX) to check signed URLs, or --allow-unsigned for development")
+            throw UsageError("serve needs --key HEX or --key-file FILE (and a salt) to check signed URLs, or --allow-unsigned for development")
         }
         settings.maxSide = try args.int("max-size", range: 1...65535) ?? 4096
         if let pixels = try args.int("max-pixels", range: 1...Int(Int32.max) * 64) { settings.limits.maxPixels = pixels }
@@ -193,20 +195,6 @@ enum ServeCommand: Command {
         guard let real = realpath(folder, nil) else { throw UsageError("--root \(folder) does not exist") }
         defer { free(real) }
         return String(cString: real)
-    }
-
-    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-
-    static func hex(_ text: String?, name: String) throws -> [UInt8]? {
-        guard let text else { return nil }
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0, !digits.isEmpty else { throw UsageError("\(name) must be hex digits (an even number of them)") }
-        return try stride(from: 0, to: digits.count, by: 2).map { i in
-            guard let byte = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else {
-                throw UsageError("\(name) must be hex digits, not '\(text)'")
-            }
-            return byte
-        }
     }
 
     /// The Redis cache plugin's store, from --redis.
