@@ -20,6 +20,10 @@ public final class ImageManager: Sendable {
     let encoding: StageExecutor
     private let counters = StatisticsCounters()
 
+    /// One manager for the whole process, as Nuke's `ImagePipeline.shared`: the plugins of the default search path
+    /// (the per-user and system folders `make install` and the package fill), default caches. Made on first use.
+    public static let shared = ImageManager(host: PluginHost())
+
     public init(host: PluginHost, configuration: ImagePipelineConfiguration = ImagePipelineConfiguration()) {
         self.host = host
         self.configuration = configuration
