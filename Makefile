@@ -4,6 +4,8 @@
 #   make run      bootstrap, build, list the coders and render the sample inputs into out/
 #   make test     bootstrap, build and run every test
 #   make bench    run the side-by-side benchmarks (Benchmarks/)
+#   make install  install into PREFIX (default /usr/local; DESTDIR stages), make uninstall removes it again
+#   make deb      build the Debian package (build/deb/); make deb-test installs it here, checks it, purges it
 
 SWIFT ?= swift
 CONFIG := release
@@ -13,7 +15,7 @@ PLUGIN_DIR := $(CURDIR)/plugins.d
 SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder HEIFCoder AVIFCoder GIFCoder WebPCoder JPEGCoder HTTPLoader RedisCache
 IMAGEPIPE := $(BIN)/imagepipe
 
-.PHONY: all bootstrap build plugins run test fuzz bench clean
+.PHONY: all bootstrap build plugins run test fuzz bench clean install uninstall deb deb-test
 
 all: build
 
@@ -61,5 +63,21 @@ bench: build
 	@$(NO_LEFTOVERS) Benchmarks/color
 	@$(NO_LEFTOVERS) Benchmarks/serve
 
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+DESTDIR ?=
+install: build
+	scripts/install --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --destdir "$(DESTDIR)"
+
+uninstall:
+	scripts/install --uninstall --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --destdir "$(DESTDIR)"
+
+deb: build
+	scripts/make-deb
+
+# Installs the package on this machine (root), checks it as an operator would and purges it, even on failure.
+deb-test: build
+	$(NO_LEFTOVERS) scripts/test-deb
+
 clean:
-	rm -rf out $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build
+	rm -rf out build $(PLUGIN_DIR)/*.so Plugins/TemplateCoder/build
