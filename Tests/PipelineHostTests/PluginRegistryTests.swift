@@ -125,9 +125,42 @@ import TestSupport
 
     @Test func searchPathIgnoresMissingFoldersAndNeverTheCurrentDirectory() throws {
         let path = PluginSearchPath.standard(flags: ["/nonexistent/imagepipe"], environment: "/also/missing:relative/ignored",
-                                             executablePath: "/nonexistent/bin/imagepipe")
+                                             executablePath: "/nonexistent/bin/imagepipe", userDataHome: "/nonexistent/share",
+                                             defaults: false)
         #expect(path.entries.map(\.directory) == ["/nonexistent/imagepipe", "/also/missing"])
         #expect(PluginRegistry.scan(path).records.isEmpty)
+    }
+
+    /// GStreamer's and gdk-pixbuf's order: what the user asked for, then the user's own folder, then the system's
+    /// (the executable's prefix first), then the build tree.
+    @Test func theStandardSearchPathGoesFromTheUserToTheSystemToTheBuildTree() throws {
+        let path = PluginSearchPath.standard(flags: ["/flag"], environment: "/environment", executablePath: "/opt/pipe/bin/imagepipe",
+                                             userDataHome: "/home/someone/.local/share")
+        let triplet = PluginSearchPath.multiarchTriplet
+        #expect(path.entries.map(\.directory) == [
+            "/flag", "/environment", "/home/someone/.local/share/imagepipe/1/plugins.d", "/opt/pipe/lib/imagepipe/1/plugins.d",
+            "/usr/local/lib/imagepipe/1/plugins.d", "/usr/lib/\(triplet)/imagepipe/1/plugins.d", "/usr/lib/imagepipe/1/plugins.d",
+        ])
+        #expect(path.entries.map(\.origin) == [.flag, .environment, .user, .system, .system, .system, .system])
+        // An executable in /usr/local/bin names /usr/local once; one outside a bin folder adds no prefix of its own.
+        let local = PluginSearchPath.standard(flags: [], environment: nil, executablePath: "/usr/local/bin/imagepipe", userDataHome: nil)
+        #expect(local.entries.map(\.directory) == Array(path.entries.map(\.directory).dropFirst(4)))
+        #expect(PluginSearchPath.default.entries.contains { $0.origin == .system })
+    }
+
+    @Test func aRegistryWithNothingLoadedNamesEveryFolderItSearched() throws {
+        let empty = try TestPaths.temporaryDirectory()
+        let registry = PluginRegistry.scan(PluginSearchPath(directories: [empty, "/nonexistent/plugins.d"]), cachePath: nil)
+        let error = try #require(registry.nothingLoaded)
+        #expect(error.code == 1200)
+        #expect(error.description.contains("\(empty) (no plugin files)") && error.description.contains("/nonexistent/plugins.d (missing)"))
+        let host = PluginHost(registry: registry)
+        #expect(throws: error) { try host.coders.decode(data: [0x89, 0x50, 0x4E, 0x47]) }
+        #expect(throws: error) { try host.coders.encode(try Image(width: 1, height: 1), format: "png") }
+        // With a plugin loaded, a missing format is the ordinary error again.
+        let loaded = try PluginSandbox.host(loading: ["libPNGCoder.so"])
+        #expect(loaded.registry.nothingLoaded == nil)
+        #expect(throws: PipelineError.noEncoder(format: "avif")) { try loaded.coders.encode(try Image(width: 1, height: 1), format: "avif") }
     }
 }
 
