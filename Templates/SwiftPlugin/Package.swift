@@ -4,11 +4,19 @@
 // Copy this folder, rename the target, and point the dependency at your imagepipe checkout.
 //
 //   swift build -c release --package-path Templates/SwiftPlugin   →  .build/release/libFarbfeldCoder.so
+//
+// Against an installed imagepipe instead of a source tree (README: "Against an installed imagepipe"):
+//   IMAGEPIPE_GIT_URL      the imagepipe repository (PluginAPI and PluginKit, by version) instead of the path ../..
+//   IMAGEPIPE_EXPORTS_MAP  the installed version script: $(pkg-config --variable=versionscript imagepipe-plugin)
 import Foundation
 import PackageDescription
 
 /// This folder, for the linker flag that names the export list.
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+
+let imagepipe: Package.Dependency = Context.environment["IMAGEPIPE_GIT_URL"].map { .package(url: $0, from: "0.1.0") }
+    ?? .package(name: "imagepipe", path: "../..")
+let exportsMap = Context.environment["IMAGEPIPE_EXPORTS_MAP"] ?? "\(here)/exports.map"
 
 let package = Package(
     name: "FarbfeldCoder",
@@ -18,7 +26,7 @@ let package = Package(
     ],
     dependencies: [
         // The imagepipe package: the C ABI (PluginAPI) and the Swift helpers (PluginKit).
-        .package(name: "imagepipe", path: "../.."),
+        imagepipe,
     ],
     targets: [
         .target(
@@ -31,7 +39,7 @@ let package = Package(
                 // Export only imagepipe_plugin_entry, and make the library impossible to unload
                 // (a Swift library unloaded by dlclose crashes the process at the next type lookup).
                 .unsafeFlags([
-                    "-Xlinker", "--version-script=\(here)/exports.map",
+                    "-Xlinker", "--version-script=\(exportsMap)",
                     "-Xlinker", "-z", "-Xlinker", "nodelete",
                 ]),
             ]),

@@ -37,7 +37,8 @@ import TestSupport
 
         // When it runs as written, from the repository root
         let result = try CommandLine.run("/bin/bash", ["-euo", "pipefail", "-c", script],
-                                         environment: ["HOME": home, "IMAGEPIPE_REGISTRY_CACHE": home + "/registry.json"],
+                                         environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share",
+                                                       "IMAGEPIPE_REGISTRY_CACHE": home + "/registry.json"],
                                          currentDirectory: TestPaths.repositoryRoot)
 
         // Then every step succeeded: built, tested clean, listed, rendered and read back
@@ -47,7 +48,7 @@ import TestSupport
                 "the template's cache, built by PluginKit's CacheTable, passes the tester's cache checks")
         #expect(result.stdout.contains("org.example.coder.farbfeld/1  farbfeld"), "imagepipe coders lists it")
         #expect(result.stdout.contains("format:") && result.stdout.contains("farbfeld"), "info reads the rendered file back")
-        #expect(FileManager.default.fileExists(atPath: home + "/.local/lib/imagepipe/plugins.d/libFarbfeldCoder.so"))
+        #expect(FileManager.default.fileExists(atPath: home + "/.local/share/imagepipe/1/plugins.d/libFarbfeldCoder.so"))
         let rendered = try Data(contentsOf: URL(fileURLWithPath: home + "/icon.ff"))
         #expect(rendered.prefix(8) == Data("farbfeld".utf8))
         #expect(rendered.count == 16 + 64 * 64 * 8)
