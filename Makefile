@@ -49,7 +49,7 @@ test: build
 	$(NO_LEFTOVERS) $(MAKE) --no-print-directory -C Plugins/TemplateCoder check
 	$(NO_LEFTOVERS) scripts/test-plugins $(IMAGEPIPE) $(PLUGIN_DIR)
 	$(NO_LEFTOVERS) scripts/fuzz --cases $(FUZZ_CASES) --seconds $(FUZZ_SECONDS) --seed 1 --quiet --imagepipe $(IMAGEPIPE)
-	$(NO_LEFTOVERS) $(SWIFT) test -c $(CONFIG)
+	IMAGEPIPE_REQUIRE_BOOTSTRAPPED=1 $(NO_LEFTOVERS) $(SWIFT) test -c $(CONFIG)
 
 fuzz: build
 	@scripts/bootstrap --fuzz

@@ -18,7 +18,7 @@ import TestSupport
 
     @Test func anAnimationOfExactlyMaxFramesEndsNormally() throws {
         let folder = try TestPaths.temporaryDirectory()
-        guard let gif = try makeGIF(in: folder) else { print("skipped: gifsicle or convert missing"); return }
+        guard let gif = try makeGIF(in: folder) else { try Skip.because("gifsicle or convert missing", bootstrapProvides: true) }
         let host = try PluginSandbox.host(loading: ["libGIFCoder.so"])
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: gif)))
         var limits = DecodeLimits()
@@ -30,7 +30,7 @@ import TestSupport
 
     @Test func gifToWebPKeepsFramesTimingAndLoopCount() throws {
         let folder = try TestPaths.temporaryDirectory()
-        guard let gif = try makeGIF(in: folder) else { print("skipped: gifsicle or convert missing"); return }
+        guard let gif = try makeGIF(in: folder) else { try Skip.because("gifsicle or convert missing", bootstrapProvides: true) }
         let output = folder + "/anim.webp"
         let render = try CommandLine.run(TestPaths.imagepipeBinary, ["render", gif, "-o", output])
         #expect(render.status == 0, "\(render.stderr)")

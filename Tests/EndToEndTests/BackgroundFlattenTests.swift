@@ -8,7 +8,7 @@ import TestSupport
 struct BackgroundFlattenTests {
     @Test("Flatten matches ImageMagick's -background C -flatten on straight alpha, at 8 and 16 bits (tolerance 1 level)")
     func matchesImageMagick() throws {
-        guard let convert = ReferenceTool.path("convert") else { print("skipped: ImageMagick is missing"); return }
+        let convert = try Skip.unlessTool("convert")
         let folder = try TestPaths.temporaryDirectory("flatten")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Colour ramps across, alpha ramp down: every alpha from 0 to 255 over many colours.

@@ -28,7 +28,7 @@ struct ColorManagementTests {
 
     @Test("the red-at-12 AVIF (red only through its ICC profile) is red at 12 o'clock, and both corpus ICC files match vips")
     func corpusProfiles() throws {
-        guard let corpus = TestPaths.corpus else { print("skipped: ../shared/corpus is absent"); return }
+        let corpus = try Skip.unlessCorpus()
         guard let workspace = try Workspace("color-corpus") else { return }
         defer { workspace.remove() }
         let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
@@ -77,7 +77,7 @@ struct ColorManagementTests {
     func cicpDisplayP3() throws {
         guard let workspace = try Workspace("color-cicp") else { return }
         defer { workspace.remove() }
-        guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
+        let avifenc = try Skip.unlessTool("avifenc")
         let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let source = try tools.gradient(in: folder)
         // P3 pixels without a profile, then AV1 with only nclx 12/13/6 saying what they are. The HEIC is written by
@@ -156,7 +156,7 @@ struct ColorManagementTests {
     func pqToneMapping() throws {
         guard let workspace = try Workspace("color-pq") else { return }
         defer { workspace.remove() }
-        guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
+        let avifenc = try Skip.unlessTool("avifenc")
         let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let nits: [Double] = [0.5, 5, 20, 50, 100, 203, 400, 1000, 4000]
         let data = try tools.grayPatchesAVIF(signals: nits.map { Reference.pqSignal(nits: $0) }, cicp: "9/16/0",
@@ -182,7 +182,7 @@ struct ColorManagementTests {
     func hlgToneMapping() throws {
         guard let workspace = try Workspace("color-hlg") else { return }
         defer { workspace.remove() }
-        guard let avifenc = ReferenceTool.path("avifenc") else { print("skipped: avifenc (libavif-bin) is missing"); return }
+        let avifenc = try Skip.unlessTool("avifenc")
         let (tools, host, folder) = (workspace.tools, workspace.host, workspace.folder)
         let signals: [Double] = [0.05, 0.2, 0.35, 0.5, 0.6, 0.75, 0.9, 1.0]
         let image = try host.coders.decode(data: try tools.grayPatchesAVIF(signals: signals, cicp: "9/18/0", avifenc: avifenc, in: folder))
@@ -284,10 +284,7 @@ private final class Workspace {
     let folder: String
 
     init?(_ label: String) throws {
-        guard let tools = Tools() else {
-            print(Tools.missing)
-            return nil
-        }
+        guard let tools = Tools() else { try Skip.because(Tools.missing, bootstrapProvides: true) }
         self.tools = tools
         host = try PluginSandbox.host(loading: ColorManagementTests.coderPlugins)
         folder = try TestPaths.temporaryDirectory(label)
@@ -300,7 +297,7 @@ private final class Workspace {
 private struct Tools {
     let vipsPath: String
     let convertPath: String
-    static let missing = "skipped: vips (libvips-tools) or ImageMagick is missing; scripts/bootstrap installs them"
+    static let missing = "vips (libvips-tools) or ImageMagick is missing; scripts/bootstrap installs them"
 
     init?() {
         guard let vips = ReferenceTool.path("vips"), let convert = ReferenceTool.path("convert") else { return nil }

@@ -21,7 +21,7 @@ import TestSupport
     }
 
     @Test func everyExpectedFailureOfTheCorpusIsOneLineNamingTheFile() throws {
-        guard let corpus = TestPaths.corpus else { print("skipped: ../shared/corpus is absent"); return }
+        let corpus = try Skip.unlessCorpus()
         let folder = try TestPaths.temporaryDirectory("failure-lines")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Files that only fail slowly (a 30 s render, a 2 GiB poppler) are the isolation suite's business.

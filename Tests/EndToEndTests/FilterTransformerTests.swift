@@ -9,7 +9,7 @@ import TestSupport
 struct FilterTransformerTests {
     /// An opaque 61x43 picture with hard edges (a blur and a sharpen show there) and its decode.
     private static func fixture(alpha: Bool = false, smooth: Bool = false) throws -> (path: String, image: Image, folder: String)? {
-        guard let convert = ReferenceTool.path("convert") else { print("skipped: ImageMagick is missing"); return nil }
+        let convert = try Skip.unlessTool("convert")
         let folder = try TestPaths.temporaryDirectory("filters")
         let path = folder + "/in.png"
         var arguments = ["-size", "61x43", "gradient:orange-navy", "-fill", "white", "-draw", "rectangle 10,8 30,30",

@@ -8,7 +8,7 @@ import TestSupport
 struct GeometryTransformerTests {
     /// A 37x23 RGBA PNG (odd sizes catch off-by-one moves) and the host that decodes it.
     private static func fixture() throws -> (path: String, image: Image, folder: String)? {
-        guard let convert = ReferenceTool.path("convert") else { print("skipped: ImageMagick is missing"); return nil }
+        let convert = try Skip.unlessTool("convert")
         let folder = try TestPaths.temporaryDirectory("geometry")
         let path = folder + "/in.png"
         let made = try CommandLine.run(convert, ["-size", "37x23", "gradient:red-blue", "(", "-size", "37x23", "gradient:white-gray30",

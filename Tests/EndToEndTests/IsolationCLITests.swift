@@ -22,10 +22,7 @@ import TestSupport
     }
 
     @Test func renderOfEachCrashingSVGFailsWithOneTypedLine() throws {
-        guard let files = try Self.crashingSVGs() else {
-            print("skipped: ../shared/corpus is absent (set IMAGEPIPE_CORPUS)")
-            return
-        }
+        guard let files = try Self.crashingSVGs() else { try Skip.because("../shared/corpus is absent (set IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         #expect(files.count >= 5, "\(files)")
         let output = try TestPaths.temporaryDirectory() + "/out.png"
         for file in files {
@@ -46,10 +43,7 @@ import TestSupport
     /// address-space cap (the --max-memory budget, 1 GiB here, plus the worker's own 320 MiB) stops it in
     /// seconds, and the CLI says so on one line that names the file and the flag.
     @Test func aPDFThatEatsMemoryHitsTheWorkersCap() throws {
-        guard let corpus = TestPaths.corpus else {
-            print("skipped: ../shared/corpus is absent (set IMAGEPIPE_CORPUS)")
-            return
-        }
+        guard let corpus = TestPaths.corpus else { try Skip.because("../shared/corpus is absent (set IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let result = try CommandLine.run(TestPaths.imagepipeBinary, [
             "render", corpus + "/bad/safedocs-ContentStreamCycleType3insideType3.pdf", "-o",
             try TestPaths.temporaryDirectory() + "/out.png", "--timeout", "60", "--no-cache", "--max-memory", "1G",
@@ -60,10 +54,7 @@ import TestSupport
     }
 
     @Test func aHostWithAPoolCarriesOnAfterEachCrashingSVG() throws {
-        guard let files = try Self.crashingSVGs() else {
-            print("skipped: ../shared/corpus is absent (set IMAGEPIPE_CORPUS)")
-            return
-        }
+        guard let files = try Self.crashingSVGs() else { try Skip.because("../shared/corpus is absent (set IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let host = PluginHost(registry: PluginRegistry.scan(
             PluginSearchPath(directories: [try PluginSandbox.directory(with: ["libSVGCoder.so"])]), cachePath: nil))
         let pool = WorkerPool(configuration: WorkerPool.Configuration(

@@ -230,7 +230,8 @@ import TestSupport
 /// Progressive previews and the CLI's disk cache, end to end.
 @Suite(.serialized) struct PipelineProgressiveTests {
     @Test func progressiveJPEGGivesPreviewsBeforeTheFinalImage() async throws {
-        guard CommandLine.hasTool("cjpeg"), CommandLine.hasTool("convert") else { print("skipped: cjpeg or convert missing"); return }
+        try Skip.unlessTool("cjpeg")
+        try Skip.unlessTool("convert")
         let folder = try TestPaths.temporaryDirectory()
         guard try CommandLine.shell("convert -size 640x480 -seed 5 plasma:fractal \(folder)/p.ppm && cjpeg -progressive -quality 90 \(folder)/p.ppm > \(folder)/p.jpg").status == 0 else {
             Issue.record("could not make a progressive JPEG"); return

@@ -91,7 +91,8 @@ import TestSupport
 
     @Test("previews pass through the request's transformers: they have the final image's size and shape")
     func previewsPassThroughTransformers() async throws {
-        guard CommandLine.hasTool("cjpeg"), CommandLine.hasTool("convert") else { print("skipped: cjpeg or convert missing"); return }
+        try Skip.unlessTool("cjpeg")
+        try Skip.unlessTool("convert")
         guard try CommandLine.shell("convert -size 640x480 -seed 5 plasma:fractal \(folder)/p.ppm && cjpeg -progressive -quality 90 \(folder)/p.ppm > \(folder)/p.jpg").status == 0 else {
             Issue.record("could not make a progressive JPEG"); return
         }

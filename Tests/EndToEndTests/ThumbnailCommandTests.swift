@@ -178,10 +178,7 @@ import TestSupport
     }
 
     @Test func hostileFilesFailAloneWhileTheRestOfTheBatchCompletes() throws {
-        guard let corpus = TestPaths.corpus else {
-            print("skipped: ../shared/corpus is absent")
-            return
-        }
+        guard let corpus = TestPaths.corpus else { try Skip.because("../shared/corpus is absent", bootstrapProvides: false) }
         let folder = try TestPaths.temporaryDirectory("thumbnail-hostile")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let bad = try FileManager.default.contentsOfDirectory(atPath: corpus + "/bad")

@@ -25,8 +25,7 @@ import TestSupport
                       ("/usr/bin/clang++-14", "-std=c++11", "c++"), ("/usr/bin/clang++-14", "-std=c++17", "c++")])
     func headersCompileWithoutWarnings(compiler: String, standard: String, language: String) throws {
         if compiler.hasPrefix("/"), !FileManager.default.isExecutableFile(atPath: compiler) {
-            print("skipped: \(compiler) is not installed (scripts/bootstrap --fuzz installs clang-14)")
-            return
+            try Skip.because("\(compiler) is not installed (scripts/bootstrap installs clang-14)", bootstrapProvides: true)
         }
         let folder = try TestPaths.temporaryDirectory()
         let source = folder + "/check.src"
@@ -62,7 +61,7 @@ import TestSupport
 
     @Test("no installed plugin defines an imagepipe_ symbol but its entry (the ABI target links nothing into a plugin)")
     func pluginsCarryNoABISymbols() throws {
-        guard CommandLine.hasTool("nm") else { print("skipped: nm missing"); return }
+        try Skip.unlessTool("nm")
         let plugins = try FileManager.default.contentsOfDirectory(atPath: TestPaths.pluginsDirectory).filter { $0.hasSuffix(".so") }
         #expect(!plugins.isEmpty)
         for plugin in plugins {

@@ -8,10 +8,7 @@ public enum PluginExports {
     /// Only upper-case symbol types count: Swift plugins list a few local (lower-case) PluginKit symbols that
     /// are not exported.
     public static func globalSymbols(of library: String) throws -> [String]? {
-        guard CommandLine.hasTool("nm") else {
-            print("nm (binutils) is not installed; skipping")
-            return nil
-        }
+        guard CommandLine.hasTool("nm") else { try Skip.because("nm (binutils) is not installed", bootstrapProvides: true) }
         let nm = try CommandLine.shell("nm -D --defined-only '\(TestPaths.pluginsDirectory)/\(library)'")
         guard nm.status == 0 else { throw TestSupportError("nm failed for \(library): \(nm.stderr)") }
         return nm.stdout.split(separator: "\n").compactMap { line -> String? in

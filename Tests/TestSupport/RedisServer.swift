@@ -11,10 +11,7 @@ public final class RedisServer: @unchecked Sendable {
 
     /// nil (with a printed reason) when redis-server is not installed: the caller skips.
     public static func startIfAvailable(port: Int? = nil) throws -> RedisServer? {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else {
-            print("skipped: /usr/bin/redis-server is missing (apt-get install redis-server)")
-            return nil
-        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { try Skip.because("/usr/bin/redis-server is missing (apt-get install redis-server)", bootstrapProvides: true) }
         return try RedisServer(port: port)
     }
 

@@ -13,10 +13,7 @@ import Testing
     /// Frame count = manifest; each frame's duration (ms, rounded) = what `avifdec --info` prints; frames are the
     /// full canvas and numbered in order; loop count is reported as not stated (libavif 0.11 cannot read it).
     @Test(arguments: sequences) func framesAndDurations(_ relative: String) throws {
-        guard let (corpus, rows) = try AVIFTest.manifestRows(), let row = rows.first(where: { $0.path == relative }) else {
-            print("SKIPPED: corpus not found")
-            return
-        }
+        guard let (corpus, rows) = try AVIFTest.manifestRows(), let row = rows.first(where: { $0.path == relative }) else { try Skip.because("corpus not found", bootstrapProvides: false) }
         let bytes = try TestFiles.read(corpus + "/" + relative)
         let info = try AVIFTest.probe(bytes)
         #expect(info.frameCount == row.framesOrPages)
@@ -62,7 +59,7 @@ import Testing
     /// The bound (160 MiB) leaves room for tests running in parallel in this process; a reader that collected
     /// frames would exceed it by 160 MiB.
     @Test func iteratingALongSequenceKeepsMemoryBounded() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("avif-long")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (width, height, count) = (1024, 1024, 80)

@@ -12,10 +12,7 @@ import Testing
     /// Valid files: sniffed as AVIF; probe and decode give the manifest's display size (after clap/irot), frame
     /// count, alpha and bit depth; probe reports loop count "not stated".
     @Test func validFilesMatchTheManifest() throws {
-        guard let (corpus, rows) = try AVIFTest.manifestRows() else {
-            print("SKIPPED: corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
-            return
-        }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { try Skip.because("corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let valid = rows.filter { $0.outcome == "ok" && $0.path.hasPrefix("avif/") || Self.decodedDespiteStrictAvifdec.contains($0.path) }
         #expect(valid.count >= 38)
         var decodedPixels = 0
@@ -86,7 +83,7 @@ import Testing
 
     /// Every other file of bad/ (any format) never crashes the AVIF coder: not sniffed, or an error.
     @Test func otherHostileFilesNeverCrash() throws {
-        guard let corpus = TestPaths.corpus else { return }
+        let corpus = try Skip.unlessCorpus()
         let names = try FileManager.default.contentsOfDirectory(atPath: corpus + "/bad").sorted()
         for name in names where !name.hasSuffix(".avif") {
             let bytes = try TestFiles.read(corpus + "/bad/" + name)
@@ -98,7 +95,7 @@ import Testing
 
     /// HEIF files are not AVIF, except the one whose ftyp names the avif brand (an AV1 item in a .heif file).
     @Test func heifFilesAreNotClaimed() throws {
-        guard let corpus = TestPaths.corpus else { return }
+        let corpus = try Skip.unlessCorpus()
         for name in try FileManager.default.contentsOfDirectory(atPath: corpus + "/heif").sorted() {
             let bytes = try TestFiles.read(corpus + "/heif/" + name)
             let chosen = try AVIFTest.coders().coder(forData: bytes)?.descriptor.id

@@ -108,7 +108,7 @@ import Testing
     /// avifdec reads the same durations. The source frames come from a sequence avifenc made with per-frame
     /// durations, because the host's Image has no public way to set a duration.
     @Test func sequence() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("avif-sequence")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let durations = [40, 100, 250, 70]

@@ -45,7 +45,7 @@ import Testing
     ]
 
     @Test(arguments: gridCases) func gridPreviewsRowsThenEqualsDecode(_ testCase: GridCase) throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let source = Raster.pattern(width: 384, height: 288, alpha: true, seed: 11, noise: 60)
         let bytes = try ReferenceTools.encode(source, testCase.arguments)
         let run = try Self.feed(bytes, options: testCase.options)
@@ -77,7 +77,7 @@ import Testing
     /// A grid image's previews, decoded row for row, equal the final image; a plain (one-item) image has no preview
     /// before its last byte: AV1 has no partial decode of one frame.
     @Test func plainImageHasNoPreviewBeforeItsLastByte() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let bytes = try ReferenceTools.encode(Raster.pattern(width: 200, height: 150, alpha: true, seed: 3, noise: 60), [])
         let run = try Self.feed(bytes)
         #expect(run.previews.allSatisfy { $0.length == bytes.count }, "previews at \(run.previews.map(\.length))")
@@ -115,7 +115,7 @@ import Testing
     /// Every corpus file of avif/, at 25 prefixes: no error before the end for the files decode decodes, and the
     /// final image equals decode's (or the final update fails with decode's status).
     @Test func corpusNeverFailsOnAValidPrefix() throws {
-        guard let (corpus, rows) = try AVIFTest.manifestRows() else { print("SKIPPED: corpus not found"); return }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { try Skip.because("corpus not found", bootstrapProvides: false) }
         var checked = 0
         for row in rows where row.path.hasPrefix("avif/") {
             let bytes = try TestFiles.read(corpus + "/" + row.path)
@@ -137,7 +137,7 @@ import Testing
 
     /// bad/ files: updates may fail, but never crash, and the final update reports what decode reports.
     @Test func badFilesFinishLikeDecode() throws {
-        guard let (corpus, rows) = try AVIFTest.manifestRows() else { print("SKIPPED: corpus not found"); return }
+        guard let (corpus, rows) = try AVIFTest.manifestRows() else { try Skip.because("corpus not found", bootstrapProvides: false) }
         for row in rows where row.path.hasPrefix("bad/") {
             let bytes = try TestFiles.read(corpus + "/" + row.path)
             guard bytes.count > 64,
@@ -157,7 +157,7 @@ import Testing
 
     /// What previews cost (printed, not asserted): a 2048x1536 4x4 grid fed in 20 steps, against one decode.
     @Test func previewCostOfALargeGrid() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let bytes = try ReferenceTools.encode(Raster.pattern(width: 2048, height: 1536, seed: 9, noise: 60), ["--grid", "4x4"])
         let clock = ContinuousClock()
         var decoded: Image?
@@ -180,7 +180,7 @@ import Testing
 
     /// A download that ends early: the final update reports TRUNCATED, like decode.
     @Test func truncatedFinalUpdateIsTruncated() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let bytes = try ReferenceTools.encode(Raster.pattern(width: 384, height: 288, seed: 5, noise: 60), ["--grid", "3x3"])
         let cut = Array(bytes.prefix(bytes.count * 7 / 10))
         let decoder = try #require(try AVIFTest.coders().incrementalDecoder(forPrefix: cut))
@@ -196,7 +196,7 @@ import Testing
 
     /// The pixel limit is enforced as soon as the header tells the size, before any pixel is decoded.
     @Test func limitsApplyOnceTheHeaderIsKnown() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let bytes = try ReferenceTools.encode(Raster.pattern(width: 384, height: 288, seed: 5, noise: 60), ["--grid", "3x3"])
         let options = DecodeOptions(limits: DecodeLimits(maxPixels: 100 * 100))
         let decoder = try #require(try AVIFTest.coders().incrementalDecoder(forPrefix: bytes, options: options))

@@ -49,8 +49,8 @@ import Testing
     ]
 
     @Test(arguments: cases) func matchesAvifdec(_ testCase: Case) throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
-        guard let corpus = TestPaths.corpus else { print("SKIPPED: corpus not found"); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
+        let corpus = try Skip.unlessCorpus()
         let path = corpus + "/avif/" + testCase.file
         let bytes = try TestFiles.read(path)
         // avifdec applies no colour profile: the coder's own pixels (.keep) are compared, not the host's sRGB.
@@ -87,7 +87,7 @@ import Testing
     /// A file written premultiplied (avifenc --premultiply) decodes premultiplied and says so; un-premultiplied by
     /// avifdec and premultiplied again here, the colours agree within 1 (rounding of the two conversions).
     @Test func premultipliedAlphaStaysPremultiplied() throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("avif-prem")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let pattern = Raster.pattern(width: 37, height: 21, alpha: true)

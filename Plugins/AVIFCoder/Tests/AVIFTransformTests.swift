@@ -30,7 +30,7 @@ import Testing
     ]
 
     @Test(arguments: cases) func losslessTransformMatchesImageMagick(_ testCase: Case) throws {
-        guard ReferenceTools.available else { print(ReferenceTools.missingMessage); return }
+        guard ReferenceTools.available else { try Skip.because(ReferenceTools.missingMessage, bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("avif-transform")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = Raster.pattern(width: 37, height: 23, alpha: true, seed: 7)

@@ -22,7 +22,7 @@ struct GIFReferenceTests {
 
     @Test("the hand-written disposal animation matches ImageMagick's coalesced frames")
     func handWritten() throws {
-        guard ReferenceTools.hasImageMagick else { print(ReferenceTools.missing); return }
+        guard ReferenceTools.hasImageMagick else { try Skip.because(ReferenceTools.missing, bootstrapProvides: true) }
         let gif = GIFDisposalTests.animation()
         let (folder, path) = try GIFTesting.temporaryFile(gif, name: "disposal.gif")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -32,7 +32,7 @@ struct GIFReferenceTests {
 
     @Test("ImageMagick animations, re-optimised and interlaced by gifsicle, decode to ImageMagick's frames")
     func optimised() throws {
-        guard ReferenceTools.hasImageMagick, ReferenceTools.hasGifsicle else { print(ReferenceTools.missing); return }
+        guard ReferenceTools.hasImageMagick, ReferenceTools.hasGifsicle else { try Skip.because(ReferenceTools.missing, bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("imagepipe-gif")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Four frames: noise, a gradient, a transparent circle (drawn over the gradient: disposal none), then a
@@ -63,7 +63,7 @@ struct GIFReferenceTests {
 
     @Test("a still GIF decodes to ImageMagick's pixels and has duration 0")
     func still() throws {
-        guard ReferenceTools.hasImageMagick else { print(ReferenceTools.missing); return }
+        guard ReferenceTools.hasImageMagick else { try Skip.because(ReferenceTools.missing, bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("imagepipe-gif")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try ReferenceTools.run("convert rose: -interlace GIF rose.gif", in: folder)

@@ -11,10 +11,7 @@ import Testing
 @Suite struct HEIFBrokenReferenceTests {
     /// (sound file, broken copy), or nil when heif-enc is missing.
     static func files() throws -> (good: [UInt8], broken: [UInt8])? {
-        guard CommandLine.hasTool("heif-enc"), CommandLine.hasTool("convert") else {
-            print("SKIPPED: heif-enc (libheif-examples) or ImageMagick missing")
-            return nil
-        }
+        guard CommandLine.hasTool("heif-enc"), CommandLine.hasTool("convert") else { try Skip.because("heif-enc (libheif-examples) or ImageMagick missing", bootstrapProvides: true) }
         let folder = try TestPaths.temporaryDirectory("heif-broken-ref")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let made = try CommandLine.shell(

@@ -11,7 +11,7 @@ import Testing
     static let largePixels = 2_000_000
 
     static func rows(_ test: String) throws -> (corpus: String, rows: [CorpusManifestRow])? {
-        guard let corpus = HEIFTest.corpus(test) else { return nil }
+        guard let corpus = try HEIFTest.corpus(test) else { return nil }
         return (corpus, try CorpusManifest.testRows(in: corpus).filter { $0.format == "heif" })
     }
 
@@ -101,7 +101,7 @@ import Testing
 
     /// Every truncation of a small valid file fails cleanly (or, very near the end, may still decode).
     @Test func everyTruncationFailsCleanly() throws {
-        guard let corpus = HEIFTest.corpus("everyTruncationFailsCleanly") else { return }
+        guard let corpus = try HEIFTest.corpus("everyTruncationFailsCleanly") else { return }
         let bytes = try TestFiles.read(corpus + "/heif/libheif-colors-with-alpha-thumbnail.heic")
         var statuses: [String: Int] = [:]
         for length in stride(from: 1, to: bytes.count, by: 7) {

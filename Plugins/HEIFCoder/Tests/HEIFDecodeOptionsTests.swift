@@ -6,7 +6,7 @@ import Testing
 /// Options and errors: orientation, bit depth, limits, pages, frames, concurrency.
 @Suite struct HEIFDecodeOptionsTests {
     static func corpusFile(_ name: String, _ test: String) throws -> [UInt8]? {
-        guard let corpus = HEIFTest.corpus(test) else { return nil }
+        guard let corpus = try HEIFTest.corpus(test) else { return nil }
         return try TestFiles.read(corpus + "/heif/" + name)
     }
 

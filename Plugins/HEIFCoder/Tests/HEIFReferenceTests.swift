@@ -38,7 +38,7 @@ import Testing
     ]
 
     @Test(arguments: cases) func matchesHeifConvert(_ test: Case) throws {
-        guard let corpus = HEIFTest.corpus("matchesHeifConvert"), HEIFTest.hasReferenceTools("matchesHeifConvert") else { return }
+        guard let corpus = try HEIFTest.corpus("matchesHeifConvert"), try HEIFTest.hasReferenceTools("matchesHeifConvert") else { return }
         let path = corpus + "/heif/" + test.file
         // heif-convert applies no colour profile: the coder's own pixels (.keep) are compared, not the host's sRGB.
         let image = try HEIFTest.decode(try TestFiles.read(path), DecodeOptions(highBitDepth: test.highBitDepth, colorOutput: .keep))
@@ -59,7 +59,7 @@ import Testing
     /// Pages are the primary image first, then the others in file order; heif-convert writes them in file order.
     /// zPug_3 has its primary image second in the file: page 0 = out-2, page 1 = out-1, page 2 = out-3.
     @Test func pagesMatchHeifConvertImages() throws {
-        guard let corpus = HEIFTest.corpus("pages"), HEIFTest.hasReferenceTools("pages") else { return }
+        guard let corpus = try HEIFTest.corpus("pages"), try HEIFTest.hasReferenceTools("pages") else { return }
         let path = corpus + "/heif/pillow-zPug_3.heic"
         let bytes = try TestFiles.read(path)
         let references = try HEIFTest.reference(path)

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func pixelsEqualLibheifsOwnDecoder() throws {
-        guard try HEIFEncodeTests.canEncode(), HEIFTest.hasReferenceTools("pixelsEqualLibheifsOwnDecoder") else { return }
+        guard try HEIFEncodeTests.canEncode(), try HEIFTest.hasReferenceTools("pixelsEqualLibheifsOwnDecoder") else { return }
         let folder = try TestPaths.temporaryDirectory("heif-threads")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/wpp.heic"

@@ -12,7 +12,7 @@ import Testing
 /// lower-quality picture, and a different downscale path).
 @Suite struct HEIFThumbnailTests {
     static func arrow() throws -> [UInt8]? {
-        guard let corpus = HEIFTest.corpus("thumbnails") else { return nil }
+        guard let corpus = try HEIFTest.corpus("thumbnails") else { return nil }
         return try TestFiles.read(corpus + "/heif/pillow-arrow.heic")  // 3024x4032 grid, thumbnail 240x320
     }
 
@@ -65,7 +65,7 @@ import Testing
     /// libheif-example.heic's thumbnail is 320x212 for a 1280x854 image: its aspect is rounded differently, so the
     /// host would place it one pixel shorter (160x106 instead of 160x107). The coder keeps the full decode then.
     @Test func thumbnailThatWouldChangeTheOutputSizeIsNotUsed() throws {
-        guard let corpus = HEIFTest.corpus("thumbnails") else { return }
+        guard let corpus = try HEIFTest.corpus("thumbnails") else { return }
         let bytes = try TestFiles.read(corpus + "/heif/libheif-example.heic")
         let options = DecodeOptions(thumbnailSize: PixelSize(width: 160, height: 160))
         #expect(try HEIFTest.probe(bytes, options).details.contains("at 160x160: full decode"))
@@ -75,7 +75,7 @@ import Testing
 
     /// A small file with alpha: the 64x64 alpha thumbnail of the 72x72 image serves a 32x32 request.
     @Test func alphaThumbnail() throws {
-        guard let corpus = HEIFTest.corpus("thumbnails") else { return }
+        guard let corpus = try HEIFTest.corpus("thumbnails") else { return }
         let bytes = try TestFiles.read(corpus + "/heif/libheif-colors-with-alpha-thumbnail.heic")
         let box = PixelSize(width: 32, height: 32)
         #expect(try HEIFTest.probe(bytes, DecodeOptions(thumbnailSize: box)).details.contains("embedded thumbnail 64x64"))

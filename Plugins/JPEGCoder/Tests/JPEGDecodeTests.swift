@@ -15,7 +15,7 @@ struct JPEGDecodeTests {
         "-restart 1", "-quality 40 -optimize", "-quality 100 -sample 1x1 -progressive",
     ])
     func matchesDjpeg(_ arguments: String) throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, arguments)
         let decoded = try JPEGTesting.decodeRGB(jpeg)
         let reference = try Tools.djpeg(jpeg)
@@ -26,7 +26,7 @@ struct JPEGDecodeTests {
 
     @Test("grayscale decodes to equal R, G and B, exactly as djpeg")
     func gray() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, "-grayscale")
         let coders = try JPEGTesting.coders()
         #expect(try coders.probe(data: jpeg).details.hasPrefix("baseline, gray, 8-bit"))
@@ -40,7 +40,7 @@ struct JPEGDecodeTests {
     @Test("ImageMagick's baseline and progressive files decode as ImageMagick decodes them (tolerance 1)",
           arguments: ["-quality 92", "-quality 80 -interlace JPEG", "-quality 70 -sampling-factor 2x1"])
     func imageMagick(_ arguments: String) throws {
-        guard Tools.hasImageMagick else { print(Tools.imageMagickMissing); return }
+        guard Tools.hasImageMagick else { try Skip.because(Tools.imageMagickMissing, bootstrapProvides: true) }
         let jpeg = try Tools.convertToJPEG(Self.scene, arguments)
         let difference = Difference(try JPEGTesting.decodeRGB(jpeg), try Tools.convertToRGB(jpeg))
         // Tolerance 1: ImageMagick runs the same libjpeg, then scales samples through its 16-bit quantum and back.
@@ -49,7 +49,7 @@ struct JPEGDecodeTests {
 
     @Test("ImageMagick's CMYK (YCCK, Adobe, inverted) decodes like `convert -colorspace sRGB` (tolerance 2)")
     func imageMagickCMYK() throws {
-        guard Tools.hasImageMagick else { print(Tools.imageMagickMissing); return }
+        guard Tools.hasImageMagick else { try Skip.because(Tools.imageMagickMissing, bootstrapProvides: true) }
         let jpeg = try Tools.convertToJPEG(Self.scene, "-colorspace CMYK -quality 95")
         let info = try JPEGTesting.coders().probe(data: jpeg)
         #expect(info.details.contains("YCCK (Adobe, inverted)"), "\(info.details)")
@@ -60,7 +60,7 @@ struct JPEGDecodeTests {
 
     @Test("plain CMYK decodes with and without the Adobe marker (inverted and straight samples)", arguments: [true, false])
     func cmyk(adobe: Bool) throws {
-        guard Tools.hasCC else { print("cc is not installed; skipping"); return }
+        guard Tools.hasCC else { try Skip.because("cc is not installed", bootstrapProvides: true) }
         let (cmyk, expected) = CMYKWriter.pattern(width: 48, height: 40)
         let jpeg = try CMYKWriter.jpeg(width: 48, height: 40, cmyk: cmyk, adobe: adobe)
         let info = try JPEGTesting.coders().probe(data: jpeg)
@@ -72,7 +72,7 @@ struct JPEGDecodeTests {
 
     @Test("a 12-bit JPEG is probed (bit depth 12) but decoding is .unsupported")
     func twelveBit() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         var jpeg = try Tools.cjpeg(Self.scene, "-optimize")
         // This 8-bit libjpeg-turbo cannot write 12-bit files: patch the frame header to SOF1 with precision 12.
         let sof = try #require(JPEGMarkers.frameHeader(in: jpeg))
@@ -89,7 +89,7 @@ struct JPEGDecodeTests {
 
     @Test("probe reports size, depth, no alpha, one frame, and the JPEG's facts")
     func probe() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let coders = try JPEGTesting.coders()
         let info = try coders.probe(data: try Tools.cjpeg(Self.scene, "-progressive"))
         #expect(info.format == "jpeg")
@@ -105,7 +105,7 @@ struct JPEGDecodeTests {
 
     @Test("an ICC profile split over APP2 segments is reassembled and reported; an unreadable one leaves the pixels as sRGB")
     func iccProfile() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene)
         // Two APP2 "ICC_PROFILE" chunks of 100 and 60 profile bytes (content is not parsed, only counted).
         func chunk(_ sequence: UInt8, _ size: Int) -> [UInt8] {
@@ -125,7 +125,7 @@ struct JPEGDecodeTests {
 
     @Test("page and frame indexes past the first are .notFound")
     func pagesAndFrames() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene)
         #expect(try JPEGTesting.decodeStatus(jpeg, DecodeOptions(pageIndex: 1)) == .notFound)
         #expect(try JPEGTesting.decodeStatus(jpeg, DecodeOptions(frameIndex: 1)) == .notFound)

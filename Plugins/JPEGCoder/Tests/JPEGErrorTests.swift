@@ -10,7 +10,7 @@ struct JPEGErrorTests {
 
     @Test("a JPEG cut anywhere (even just its EOI) is .truncated", arguments: ["", "-progressive"])
     func truncated(_ arguments: String) throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, arguments)
         let coders = try JPEGTesting.coders()
         // From just past the 3-byte magic to one byte short of the end; a stride keeps the test short.
@@ -41,7 +41,7 @@ struct JPEGErrorTests {
 
     @Test("corrupt entropy-coded data is .invalidData (libjpeg's 'Corrupt JPEG data' warnings are errors)")
     func corruptScan() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, "-quality 90")
         let start = try #require(JPEGMarkers.scanData(in: jpeg))
         // Restart markers where none belong: libjpeg resynchronises and warns.
@@ -54,7 +54,7 @@ struct JPEGErrorTests {
 
     @Test("padding bytes before a marker are tolerated, as every decoder does")
     func padding() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene)
         let sos = try #require(JPEGMarkers.offset(of: 0xDA, in: jpeg))
         let padded = Array(jpeg[..<sos]) + [0x00, 0x11, 0x22] + Array(jpeg[sos...])
@@ -64,7 +64,7 @@ struct JPEGErrorTests {
 
     @Test("random damage never crashes: every result is an image or a clean error")
     func fuzz() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let coders = try JPEGTesting.coders()
         var generator = SplitMix64(seed: 20240601)
         for arguments in ["", "-progressive", "-arithmetic -restart 2"] {
@@ -85,7 +85,7 @@ struct JPEGErrorTests {
 
     @Test("a header claiming 65535x65535 is .limitExceeded (over libjpeg's 65500) and probe still reports it")
     func overLibjpegMaximum() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = JPEGMarkers.claimingSize(width: 65535, height: 65535, try Tools.cjpeg(Self.scene))
         let coders = try JPEGTesting.coders()
         let info = try coders.probe(data: jpeg)
@@ -97,7 +97,7 @@ struct JPEGErrorTests {
 
     @Test("a small file claiming 65500x65500 is refused before any pixel buffer is allocated")
     func hugeHeaderWithoutAllocating() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = JPEGMarkers.claimingSize(width: 65500, height: 65500, try Tools.cjpeg(Self.scene))
         // With the host's default limits: the pixel limit.
         #expect(try JPEGTesting.decodeStatus(jpeg) == .limitExceeded)
@@ -113,7 +113,7 @@ struct JPEGErrorTests {
 
     @Test("a progressive file with more than 1000 scans is .limitExceeded (libjpeg-turbo's scan-count DoS)")
     func tooManyScans() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         // cjpeg refuses scripts of more than 100 scans, so repeat the first (DC) scan: libjpeg accepts a DC
         // first scan again (no "inconsistent progression" warning), which is exactly the denial-of-service shape.
         let progressive = try Tools.cjpeg(Scene.make(width: 16, height: 16), "-progressive")
@@ -130,7 +130,7 @@ struct JPEGErrorTests {
 
     @Test("limits are honoured before allocating: pixels, dimension, input bytes")
     func limits() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene)
         #expect(try JPEGTesting.decodeStatus(jpeg, DecodeOptions(limits: DecodeLimits(maxPixels: 120 * 90 - 1))) == .limitExceeded)
         #expect(try JPEGTesting.decodeStatus(jpeg, DecodeOptions(limits: DecodeLimits(maxDimension: 100))) == .limitExceeded)
@@ -140,7 +140,7 @@ struct JPEGErrorTests {
 
     @Test("libjpeg's warnings are not printed to stderr")
     func silent() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene)
         let sos = try #require(JPEGMarkers.offset(of: 0xDA, in: jpeg))
         let padded = Array(jpeg[..<sos]) + [0x00, 0x11] + Array(jpeg[sos...])     // "extraneous bytes" warning

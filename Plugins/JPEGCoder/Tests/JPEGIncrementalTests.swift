@@ -10,7 +10,7 @@ struct JPEGIncrementalTests {
 
     @Test("growing prefixes of a progressive JPEG: NEED_MORE, then previews that improve, then the final image")
     func progressive() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, "-progressive -quality 90")
         let final = try JPEGTesting.decodeRGB(jpeg)
         let session = try DirectCoder().session()
@@ -46,7 +46,7 @@ struct JPEGIncrementalTests {
     @Test("a download cut anywhere gives a preview or NEED_MORE, never an error (also inside the tables between scans)",
           arguments: ["-progressive", "-progressive -sample 1x1 -restart 1", "", "-arithmetic -progressive"])
     func everyPrefix(_ arguments: String) throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Scene.make(width: 96, height: 64), arguments)
         let session = try DirectCoder().session()
         // Every length that ends inside a marker segment (DHT/SOS headers between scans, where libjpeg suspends in
@@ -66,7 +66,7 @@ struct JPEGIncrementalTests {
 
     @Test("a baseline JPEG previews from the top: received rows are final, the rest is mid-gray")
     func baseline() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, "-quality 90")
         let final = try JPEGTesting.decodeRGB(jpeg)
         let session = try DirectCoder().session()
@@ -83,7 +83,7 @@ struct JPEGIncrementalTests {
 
     @Test("the final update of an incomplete download is .truncated; garbage is .invalidData")
     func finalAndErrors() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Self.scene, "-progressive")
         let direct = try DirectCoder()
         #expect(try direct.session().update(Array(jpeg.prefix(jpeg.count * 3 / 4)), final: true).status == .truncated)
@@ -93,7 +93,7 @@ struct JPEGIncrementalTests {
 
     @Test("previews honour the thumbnail size (shrink-on-load) and the orientation")
     func options() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let plain = try Tools.cjpeg(Self.scene, "-progressive")
         let jpeg = JPEGMarkers.insertingExif(orientation: 8, littleEndian: false, into: plain)
         let session = try DirectCoder().session(DecodeOptions(thumbnailSize: PixelSize(width: 50, height: 50)))

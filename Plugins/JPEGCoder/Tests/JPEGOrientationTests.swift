@@ -44,7 +44,7 @@ struct JPEGOrientationTests {
 
     @Test("each orientation 1-8, in both byte orders, decodes upright", arguments: 1...8, [true, false])
     func upright(orientation: Int, littleEndian: Bool) throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let (jpeg, _) = try Self.tagged(orientation, littleEndian: littleEndian)
         if Tools.hasImageMagick {
             // The fixture is what it claims to be: ImageMagick reads the same orientation from it.
@@ -72,7 +72,7 @@ struct JPEGOrientationTests {
 
     @Test("IP_DECODE_IGNORE_ORIENTATION decodes the stored pixels and probe reports the stored size", arguments: [6, 3])
     func ignored(orientation: Int) throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let (jpeg, stored) = try Self.tagged(orientation, littleEndian: false)
         let coders = try JPEGTesting.coders()
         let options = DecodeOptions(ignoreOrientation: true)
@@ -84,7 +84,7 @@ struct JPEGOrientationTests {
 
     @Test("a thumbnail of a rotated JPEG has the size of the rotated image's thumbnail")
     func rotatedThumbnail() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let scene = Scene.make(width: 400, height: 240)
         let plain = try Tools.cjpeg(Self.stored(scene, orientation: 6))
         let jpeg = JPEGMarkers.insertingExif(orientation: 6, littleEndian: true, into: plain)
@@ -100,7 +100,7 @@ struct JPEGOrientationTests {
 
     @Test("malformed Exif blocks are ignored (orientation 1), never read out of bounds")
     func malformedExif() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let plain = try Tools.cjpeg(Self.upright, "-quality 95 -sample 1x1")
         let good = ExifPayloads.valid
         let payloads: [[UInt8]] = [

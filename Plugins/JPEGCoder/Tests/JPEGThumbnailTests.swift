@@ -31,7 +31,7 @@ struct JPEGThumbnailTests {
     /// fraction of an output pixel.
     @Test("thumbnail = full decode + host resampling (same size; mean <= 1.6, PSNR >= 35 dB)", arguments: cases)
     func matchesFullDecode(_ c: Case) throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Scene.make(width: c.width, height: c.height), "-quality 90")
         let coders = try JPEGTesting.coders()
         let options = DecodeOptions(thumbnailSize: c.box, scaleMode: c.mode, allowUpscale: c.upscale)
@@ -45,7 +45,7 @@ struct JPEGThumbnailTests {
 
     @Test("4000x3000 -> 256: the coder decodes at 1/8 (equals djpeg -scale 1/8 + host resampling)")
     func usesDCTScaling() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Scene.make(width: 4000, height: 3000), "-quality 85")
         let box = PixelSize(width: 256, height: 256)
         let thumbnail = try JPEGTesting.decodeRGB(jpeg, DecodeOptions(thumbnailSize: box))
@@ -59,7 +59,7 @@ struct JPEGThumbnailTests {
 
     @Test("the smallest covering scale is chosen: 4000x3000 -> 600 wide needs 2/8 (1000x750), not 1/8")
     func smallestCoveringScale() throws {
-        guard Tools.hasLibjpegProgs else { print(Tools.libjpegProgsMissing); return }
+        guard Tools.hasLibjpegProgs else { try Skip.because(Tools.libjpegProgsMissing, bootstrapProvides: true) }
         let jpeg = try Tools.cjpeg(Scene.make(width: 4000, height: 3000), "-quality 85")
         let box = PixelSize(width: 600, height: 0)
         let thumbnail = try JPEGTesting.decodeRGB(jpeg, DecodeOptions(thumbnailSize: box))

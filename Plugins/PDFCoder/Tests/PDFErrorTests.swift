@@ -72,10 +72,7 @@ struct PDFErrorTests {
 
     @Test("an encrypted PDF needs its password: none is UNSUPPORTED 'password required'; user or owner password opens it")
     func password() throws {
-        guard let pdf = try Self.encrypted() else {
-            print("ghostscript (/usr/bin/gs) is missing; skipping the generated encrypted PDF")
-            return
-        }
+        guard let pdf = try Self.encrypted() else { try Skip.because("ghostscript (/usr/bin/gs) is missing", bootstrapProvides: true) }
         let none = try #require(try PDFTest.decodeError(pdf))
         #expect(none.status == .unsupported)
         #expect(none.description.contains("password required"), "\(none)")
@@ -92,10 +89,7 @@ struct PDFErrorTests {
     /// fails (its UTF-8 retry casts a copied stream to the wrong class). The plugin must not take that path.
     @Test("a wrong password is UNSUPPORTED 'incorrect', not a crash in poppler")
     func wrongPassword() throws {
-        guard let pdf = try Self.encrypted() else {
-            print("ghostscript (/usr/bin/gs) is missing; skipping the generated encrypted PDF")
-            return
-        }
+        guard let pdf = try Self.encrypted() else { try Skip.because("ghostscript (/usr/bin/gs) is missing", bootstrapProvides: true) }
         for password in ["wrong", ""] {
             let error = try #require(try PDFTest.decodeError(pdf, DecodeOptions(password: password)))
             #expect(error.status == .unsupported)
@@ -111,10 +105,7 @@ struct PDFErrorTests {
 
     @Test("the corpus's PDFs with an empty user password open without one; a password-protected one does not")
     func corpusEncryption() throws {
-        guard let corpus = TestPaths.corpus else {
-            print("corpus not found (../shared/corpus); skipping")
-            return
-        }
+        guard let corpus = TestPaths.corpus else { try Skip.because("corpus not found (../shared/corpus)", bootstrapProvides: false) }
         let emptyPassword = corpus + "/pdf/pdfjs-empty_protected.pdf"
         if FileManager.default.fileExists(atPath: emptyPassword) {
             let bytes = try TestFiles.read(emptyPassword)

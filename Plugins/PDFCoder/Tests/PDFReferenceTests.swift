@@ -42,10 +42,7 @@ struct PDFReferenceTests {
 
     @Test("matches pdftocairo", arguments: cases)
     func matchesReference(_ fixture: Case) throws {
-        guard Reference.available else {
-            print(Reference.missingMessage)
-            return
-        }
+        guard Reference.available else { try Skip.because(Reference.missingMessage, bootstrapProvides: true) }
         // Given a page rendered by the plugin at a requested size (or at 72 dpi)
         let image = try PDFTest.decode(Self.document,
                                        DecodeOptions(thumbnailSize: fixture.size, scaleMode: fixture.mode, pageIndex: fixture.page))
@@ -64,10 +61,7 @@ struct PDFReferenceTests {
 
     @Test("a transparent background matches pdftocairo -transp")
     func transparentMatchesReference() throws {
-        guard Reference.available else {
-            print(Reference.missingMessage)
-            return
-        }
+        guard Reference.available else { try Skip.because(Reference.missingMessage, bootstrapProvides: true) }
         let options = DecodeOptions(thumbnailSize: PixelSize(width: 300, height: 300), pageIndex: 1, transparentBackground: true)
         let image = try PDFTest.decode(Self.document, options)
         #expect(image.alphaMode == .premultiplied)

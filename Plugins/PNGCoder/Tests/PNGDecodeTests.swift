@@ -67,10 +67,7 @@ struct PNGDecodeTests {
 
     @Test("decodes exactly, at 8 bits and (for 16-bit sources) at 16", arguments: cases)
     func decodes(_ fixture: Case) throws {
-        guard ImageMagick.convert != nil else {
-            print(ImageMagick.missingMessage)
-            return
-        }
+        guard ImageMagick.convert != nil else { try Skip.because(ImageMagick.missingMessage, bootstrapProvides: true) }
         // Given a PNG that ImageMagick wrote from the pattern
         let png = try ImageMagick.png(from: fixture.pattern, fixture.arguments)
         let coders = try PNGTesting.coders()
@@ -95,10 +92,7 @@ struct PNGDecodeTests {
     /// ImageMagick 6 writes wrong tRNS values at 1, 2 and 4 bits, so these take its gray PNG plus a correct tRNS.
     @Test("low-bit gray with a tRNS colour key", arguments: [1, 2, 4])
     func lowBitGrayKey(bits: Int) throws {
-        guard ImageMagick.convert != nil else {
-            print(ImageMagick.missingMessage)
-            return
-        }
+        guard ImageMagick.convert != nil else { try Skip.because(ImageMagick.missingMessage, bootstrapProvides: true) }
         let plain = Pattern.gray(bits: bits)
         let key = 1
         let gray = try ImageMagick.png(from: plain, ["-define", "png:color-type=0", "-define", "png:bit-depth=\(bits)"])
@@ -116,10 +110,7 @@ struct PNGDecodeTests {
     /// A palette whose indices are 1, 2 or 4 bits (ImageMagick writes no 1-bit palettes): gray samples reused as indices.
     @Test("low-bit palette, with and without tRNS", arguments: [(1, false), (1, true), (2, true), (4, false)])
     func lowBitPalette(bits: Int, transparent: Bool) throws {
-        guard ImageMagick.convert != nil else {
-            print(ImageMagick.missingMessage)
-            return
-        }
+        guard ImageMagick.convert != nil else { try Skip.because(ImageMagick.missingMessage, bootstrapProvides: true) }
         let indices = Pattern.gray(bits: bits)
         let gray = try ImageMagick.png(from: indices, ["-define", "png:color-type=0", "-define", "png:bit-depth=\(bits)"])
         let entries: [[UInt8]] = (0..<(1 << bits)).map { (i: Int) -> [UInt8] in

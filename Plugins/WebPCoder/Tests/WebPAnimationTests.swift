@@ -14,7 +14,7 @@ struct WebPAnimationTests {
 
     @Test("img2webp frames: lossless frames exact, the lossy one within 48 per channel and mean < 6; durations and loop count")
     func frames() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let webp = try Self.makeAnimation(in: folder)
@@ -51,7 +51,7 @@ struct WebPAnimationTests {
 
     @Test("gif2webp of an ImageMagick GIF with disposals decodes to ImageMagick's coalesced frames, exactly")
     func fromGIF() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run(
@@ -75,7 +75,7 @@ struct WebPAnimationTests {
 
     @Test("the frame limit: probe, decode past it and the reader fail with .limitExceeded; earlier frames decode")
     func frameLimit() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let inputs = (0..<12).map { $0 % 2 == 0 ? "-d 40 f1.png" : "-d 40 f3.png" }.joined(separator: " ")
@@ -92,7 +92,7 @@ struct WebPAnimationTests {
 
     @Test("animation frames are resized by the host")
     func resized() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let frames = try WebPTesting.coders().frames(

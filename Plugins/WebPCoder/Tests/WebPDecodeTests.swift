@@ -22,7 +22,7 @@ struct WebPDecodeTests {
 
     @Test("lossy: identical to dwebp")
     func lossy() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 80 rose.png -o rose.webp && cwebp -quiet -q 60 -m 6 photo.png -o photo.webp", in: folder)
@@ -37,7 +37,7 @@ struct WebPDecodeTests {
 
     @Test("lossless: identical to dwebp and to the source PNG")
     func lossless() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -lossless -exact rose.png -o rose.webp && cwebp -quiet -lossless -exact alpha.png -o alpha.webp", in: folder)
@@ -52,7 +52,7 @@ struct WebPDecodeTests {
 
     @Test("lossy with an alpha plane: identical to dwebp, straight alpha")
     func lossyAlpha() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 75 -alpha_q 100 alpha.png -o alpha.webp", in: folder)
@@ -66,7 +66,7 @@ struct WebPDecodeTests {
 
     @Test("metadata flags and the ICCP chunk are reported; a profile Little CMS cannot read leaves the pixels as stored")
     func metadata() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet rose.png -o rose.webp && printf 'not really an ICC profile' > fake.icc && "
@@ -79,7 +79,7 @@ struct WebPDecodeTests {
 
     @Test("a frame index other than 0 of a still image is .notFound, as is a page other than 0")
     func notFound() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet rose.png -o rose.webp", in: folder)

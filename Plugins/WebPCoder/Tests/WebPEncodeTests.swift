@@ -14,7 +14,7 @@ struct WebPEncodeTests {
 
     @Test("lossy: quality orders file sizes; dwebp decodes our files exactly as we do; mean error vs source at q95 < 3.5")
     func lossy() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let coders = try WebPTesting.coders()
@@ -38,7 +38,7 @@ struct WebPEncodeTests {
 
     @Test("lossless: every visible pixel exact, alpha kept; speed changes the effort, not the pixels")
     func lossless() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let coders = try WebPTesting.coders()
@@ -55,7 +55,7 @@ struct WebPEncodeTests {
 
     @Test("lossy with alpha keeps the alpha channel (within 2)")
     func lossyAlpha() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let coders = try WebPTesting.coders()
@@ -81,7 +81,7 @@ struct WebPEncodeTests {
 
     @Test("an animation round-trips through WebPAnimEncoder: frames, durations, loop count; webpmux agrees")
     func animation() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let coders = try WebPTesting.coders()

@@ -8,7 +8,7 @@ import TestSupport
 struct WebPErrorTests {
     @Test("truncated still and animated files are .truncated (decode, probe, frames)")
     func truncated() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp && cwebp -quiet -lossless rose.png -o lossless.webp", in: folder)
@@ -29,7 +29,7 @@ struct WebPErrorTests {
 
     @Test("corrupt headers are .invalidData; damaged data never crashes (300 mutations per file)")
     func corrupt() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 rose.png -o lossy.webp && cwebp -quiet -lossless rose.png -o lossless.webp && "

@@ -52,7 +52,7 @@ struct WebPIncrementalTests {
 
     @Test("lossy, lossless and alpha: NEED_MORE, then growing previews, then the one-shot image")
     func progressive() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp && cwebp -quiet -lossless photo.png -o lossless.webp && "
@@ -67,7 +67,7 @@ struct WebPIncrementalTests {
 
     @Test("shrink-on-load applies to incremental decoding too, with the same result as decode")
     func scaled() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp", in: folder)
@@ -77,7 +77,7 @@ struct WebPIncrementalTests {
 
     @Test("data that ends before the last row is .truncated when final")
     func truncated() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o lossy.webp", in: folder)
@@ -93,7 +93,7 @@ struct WebPIncrementalTests {
 
     @Test("an animated WebP answers NEED_MORE until the end, then frame 0")
     func animated() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let bytes = try WebPAnimationTests.makeAnimation(in: folder)

@@ -29,7 +29,7 @@ struct WebPPluginTests {
 
     @Test("decodes, reads frames and encodes concurrently (the coder claims IP_CODER_THREAD_SAFE)")
     func concurrent() async throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let folder = try WebPTesting.workspace()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try WebPTesting.run("cwebp -quiet -q 70 photo.png -o photo.webp", in: folder)

@@ -14,7 +14,7 @@ struct WebPScalingTests {
 
     @Test("fit: the output is exactly dwebp -scale at the placement's size")
     func fitMatchesDwebpScale() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let (folder, bytes) = try Self.photo()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = try WebPTesting.coders().decode(data: bytes, options: DecodeOptions(thumbnailSize: PixelSize(width: 100, height: 100)))
@@ -26,7 +26,7 @@ struct WebPScalingTests {
 
     @Test("scaled output is close to a full decode downsampled by ImageMagick (box filter): mean ≤ 1.5, max ≤ 24")
     func closeToFullDecode() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let (folder, bytes) = try Self.photo()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = try WebPTesting.coders().decode(data: bytes, options: DecodeOptions(thumbnailSize: PixelSize(width: 160, height: 160)))
@@ -40,7 +40,7 @@ struct WebPScalingTests {
 
     @Test("fill, aspect-fill, one side, a box larger than the image: the sizes the host's placement gives")
     func modes() throws {
-        guard WebPTesting.hasTools else { print(WebPTesting.missing); return }
+        guard WebPTesting.hasTools else { try Skip.because(WebPTesting.missing, bootstrapProvides: true) }
         let (folder, bytes) = try Self.photo()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let coders = try WebPTesting.coders()

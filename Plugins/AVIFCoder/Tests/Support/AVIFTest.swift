@@ -30,18 +30,15 @@ enum AVIFTest {
         failureStatus { _ = try decode(bytes, options) }
     }
 
-    /// A file of the corpus, or nil (with a SKIPPED line) when the corpus is absent.
+    /// A file of the corpus; the calling test ends skipped when the corpus is absent (never nil).
     static func corpusFile(_ relative: String) throws -> [UInt8]? {
-        guard let corpus = TestPaths.corpus else {
-            print("SKIPPED: corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
-            return nil
-        }
+        guard let corpus = TestPaths.corpus else { try Skip.because("corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         return try TestFiles.read(corpus + "/" + relative)
     }
 
-    /// Every AVIF test row of the corpus manifest (avif/ and bad/), or nil when the corpus is absent.
+    /// Every AVIF test row of the corpus manifest (avif/ and bad/); the calling test ends skipped without the corpus.
     static func manifestRows() throws -> (corpus: String, rows: [CorpusManifestRow])? {
-        guard let corpus = TestPaths.corpus else { return nil }
+        let corpus = try Skip.unlessCorpus()
         return (corpus, try CorpusManifest.testRows(in: corpus).filter { $0.format == "avif" })
     }
 }

@@ -20,12 +20,9 @@ enum HEIFTest {
         try host().coders.probe(data: bytes, options: options)
     }
 
-    /// The corpus folder, or nil after printing why the caller skips.
-    static func corpus(_ test: String) -> String? {
-        guard let corpus = TestPaths.corpus else {
-            print("SKIPPED \(test): corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)")
-            return nil
-        }
+    /// The corpus folder; the calling test ends skipped when it is absent (never nil: the optional is historical).
+    static func corpus(_ test: String) throws -> String? {
+        guard let corpus = TestPaths.corpus else { try Skip.because("corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         return corpus
     }
 
@@ -34,12 +31,12 @@ enum HEIFTest {
     static let heifConvert = "/usr/bin/heif-convert"
     static let convert = "/usr/bin/convert"
 
-    /// True when heif-convert and ImageMagick are installed; otherwise prints why the caller skips.
-    static func hasReferenceTools(_ test: String) -> Bool {
+    /// True when heif-convert and ImageMagick are installed; otherwise the calling test ends skipped (a failure
+    /// under make test: bootstrap installs both).
+    static func hasReferenceTools(_ test: String) throws -> Bool {
         let fm = FileManager.default
         guard fm.isExecutableFile(atPath: heifConvert), fm.isExecutableFile(atPath: convert) else {
-            print("SKIPPED \(test): heif-convert (libheif-examples) or ImageMagick's convert is not installed")
-            return false
+            try Skip.because("heif-convert (libheif-examples) or ImageMagick's convert is not installed", bootstrapProvides: true)
         }
         return true
     }
