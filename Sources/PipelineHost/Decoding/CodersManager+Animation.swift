@@ -34,20 +34,6 @@ extension CodersManager {
         try animation(data: data, options: options).frames
     }
 
-    /// Reads the frames of an animation lazily when its coder runs in this process; when the policy isolates the
-    /// coder, the worker decodes them all at once and the reader hands them out.
-    public func frames(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> FrameReader {
-        try route(data, options: options, isolation: nil) { coder in
-            try FrameReader(coder: coder, data: data, options: options)
-        } isolated: { pool, coder, confirm in
-            let animation = try data.withUnsafeBytes {
-                try pool.animation($0, coderID: coder.descriptor.id, options: options, timeout: nil, cancellation: nil,
-                                   confirmWithSniff: confirm, pluginPath: coder.pluginPath)
-            }
-            return FrameReader(coder: coder, decoded: animation.frames)
-        }
-    }
-
     /// The one decode path for animations in the process that runs the coder (the host, or a worker).
     static func animationInProcess(_ data: [UInt8], coder: PluginCoder, options: DecodeOptions,
                                    transformers: [any ImageTransforming]) throws -> Animation {

@@ -107,7 +107,7 @@ enum RenderCommand: Command {
         } else {
             let image = switch source {
             case .url(let url): try await manager.image(for: ImageRequest(url: url, options: options, loadOptions: loadOptions, transformers: transformers))
-            case .bytes(let data): try ImageTransformers.Chain(transformers).transform(try host.coders.decode(data: data, options: options))
+            case .bytes(let data): try host.coders.decode(data: data, options: options, transformers: transformers)
             }
             // The worker is done: it is killed and reaped on another core while this one encodes.
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }

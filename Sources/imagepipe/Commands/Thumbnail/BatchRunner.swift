@@ -203,8 +203,8 @@ final class BatchRunner: Sendable {
         var options = settings.options
         options.pageIndex = page
         options.sourceURL = source.isLocal ? nil : source.location
-        let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size))
-        for (target, image) in zip(due, images) { try write(try processed(image), to: target, context: context) }
+        let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size), transformers: settings.transformers)
+        for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
     }
 
     /// The pages to render: the selection clipped to the document, or the one page asked.
@@ -224,21 +224,16 @@ final class BatchRunner: Sendable {
         for size in settings.sizes {
             var options = settings.options
             options.thumbnailSize = size
-            let reader = try host.coders.frames(data: bytes, options: options)
+            let reader = try host.coders.frames(data: bytes, options: options, transformers: settings.transformers)
             var index = 0
             while let frame = try reader.next() {
                 let target = try plan(context.source, pages: [index], sizes: [size], sourceStatus: sourceStatus)[0]
                 if isUpToDate(target, sourceStatus: sourceStatus) { recordUpToDate(target, source: context.source) } else {
-                    try write(try processed(frame), to: target, context: context)
+                    try write(frame, to: target, context: context)
                 }
                 index += 1
             }
         }
-    }
-
-    /// The processing flags' transformers, applied on the lane's thread (they are cheap at thumbnail sizes).
-    private func processed(_ image: Image) throws -> Image {
-        settings.transformers.isEmpty ? image : try ImageTransformers.Chain(settings.transformers).transform(image)
     }
 
     private struct OutputContext: Sendable {
