@@ -44,7 +44,7 @@ extension CodersManager {
             if size != largest, placement.outputWidth > raw.width || placement.outputHeight > raw.height {
                 return try decodeInProcess(data: data, coder: coder, options: sized, cancellation: nil)
             }
-            return try FinishingStep(options: sized, capabilities: coder.descriptor.capabilities).apply(raw)
+            return try DecodePlan.finishing(options: sized, capabilities: coder.descriptor.capabilities).apply(raw)
         }
     }
 }

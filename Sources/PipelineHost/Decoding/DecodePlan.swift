@@ -37,7 +37,15 @@ struct DecodePlan {
             cover = PixelSize(width: placement.outputWidth, height: placement.outputHeight)
         }
         self.coderOptions = coderOptions
-        finishing = FinishingStep(options: effective, capabilities: caps, coverCrop: cover, transformers: transformers)
+        finishing = Self.finishing(options: effective, capabilities: caps, coverCrop: cover, transformers: transformers)
+    }
+
+    /// The one place a finishing step is made: a planned decode (above), each size finished from one full decode the
+    /// host made itself (`CodersManager.decodeOnceForSizes`, the image manager's shared full decodes; a full decode
+    /// is made only for coders that do not scale, so it never needs a cover crop) and each frame of an animation.
+    static func finishing(options: DecodeOptions, capabilities: CoderCapabilities, coverCrop: PixelSize? = nil,
+                          transformers: [any ImageTransforming] = []) -> FinishingStep {
+        FinishingStep(options: options, capabilities: capabilities, coverCrop: coverCrop, transformers: transformers)
     }
 
     /// The largest box of the source's aspect whose pixels take at most `budget` bytes (nil: the source fits).

@@ -9,7 +9,8 @@ import PluginAPI
 public final class FrameReader {
     public let coder: PluginCoder
     private let options: DecodeOptions
-    private let finishing: FinishingStep
+    /// nil for frames a worker already decoded and finished.
+    private let finishing: FinishingStep?
     private let data: UnsafeMutableBufferPointer<UInt8>
     private let abiOptions: OwnedDecodeOptions?
     private let request: UnsafeMutablePointer<ip_decode_request>
@@ -56,7 +57,7 @@ public final class FrameReader {
     init(coder: PluginCoder, decoded frames: [Image]) {
         self.coder = coder
         options = DecodeOptions()
-        finishing = FinishingStep(options: options, capabilities: coder.descriptor.capabilities)
+        finishing = nil
         context = CallContext(limits: options.limits)
         data = .allocate(capacity: 1)
         abiOptions = nil
@@ -100,7 +101,7 @@ public final class FrameReader {
             delivered += 1
             if options.firstFrameOnly { finished = true }
             let raw = try coder.adopt(frame, context: context)
-            return try finishing.apply(raw)
+            return try finishing.map { try $0.apply(raw) } ?? raw
         case .end:
             finished = true
             return nil

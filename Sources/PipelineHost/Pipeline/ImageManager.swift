@@ -59,8 +59,7 @@ public final class ImageManager: Sendable {
     /// its size; they are never cached.
     public func events(for request: ImageRequest) -> AsyncThrowingStream<ImageEvent, Error> {
         AsyncThrowingStream { continuation in
-            var options = request.options
-            if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
+            let options = withSource(request.options, request.url)
             let previews = PreviewRenderer(coders: host.coders, options: options, transformers: request.transformers) {
                 continuation.yield(.preview($0))
             }
@@ -104,8 +103,7 @@ public final class ImageManager: Sendable {
             return image
         }
         let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: report)
-        var options = request.options
-        if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: request.url) }
+        let options = withSource(request.options, request.url)
         var image: Image
         do {
             image = try await decode(bytes, options: options, key: key, priority: priority)
@@ -148,7 +146,7 @@ public final class ImageManager: Sendable {
                     }
                 }
             }
-            let finishing = FinishingStep(options: options, capabilities: coder.descriptor.capabilities)
+            let finishing = DecodePlan.finishing(options: options, capabilities: coder.descriptor.capabilities)
             return try await processing.run(priority: priority) { try finishing.apply(raw) }
         }
         counters.update { $0.decodes += 1 }
@@ -269,17 +267,15 @@ public final class ImageManager: Sendable {
 
     /// Every frame of an animation (each finished and transformed like a still image) and its loop count (nil: not
     /// stated), from one load of the source: what an animated output needs.
-    public func animation(for request: ImageRequest) async throws -> (frames: [Image], loopCount: Int?) {
+    public func animation(for request: ImageRequest) async throws -> Animation {
         let bytes = try await data(for: request)
         let options = withSource(request.options, request.url), transformers = request.transformers
         let coders = host.coders
         counters.update { $0.decodes += 1 }
-        return try await decoding.run {
-            let animation = try coders.animation(data: bytes, options: options, transformers: transformers)
-            return (animation.frames, animation.loopCount)
-        }
+        return try await decoding.run { try coders.animation(data: bytes, options: options, transformers: transformers) }
     }
 
+    /// The request's options with the source-URL hint filled in (a file: URL for a path): the one place it is defaulted.
     private func withSource(_ options: DecodeOptions, _ url: String) -> DecodeOptions {
         var options = options
         if options.sourceURL == nil { options.sourceURL = SourceURL.fileURL(for: url) }

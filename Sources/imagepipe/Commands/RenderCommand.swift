@@ -98,7 +98,7 @@ enum RenderCommand: Command {
             case .url(let url):
                 try await manager.animation(for: ImageRequest(url: url, options: options, loadOptions: loadOptions, transformers: transformers))
             case .bytes(let data):
-                try host.coders.animation(data: data, options: options, transformers: transformers).tuple
+                try host.coders.animation(data: data, options: options, transformers: transformers)
             }
             var animated = encodeOptions
             // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
@@ -114,8 +114,4 @@ enum RenderCommand: Command {
         }
         return bytes
     }
-}
-
-private extension Animation {
-    var tuple: (frames: [Image], loopCount: Int?) { (frames, loopCount) }
 }
