@@ -55,7 +55,8 @@ typedef struct ip_cache {
     ip_status (*remove)(ip_cache_store *store, const char *key, ip_message message);
     /* Removes every entry of this store. [thread-safe if IP_CACHE_THREAD_SAFE] */
     ip_status (*clear)(ip_cache_store *store, ip_message message);
-    /* Fills *stats (struct_size set by the host); NULL when the cache keeps none. [thread-safe] */
+    /* Fills *stats (struct_size set by the host; fill only fields within it) and returns OK. The slot itself may
+     * be NULL when the cache keeps no statistics: the host then reports none. [thread-safe] */
     ip_status (*stats)(ip_cache_store *store, ip_cache_stats *stats);
     /* Closes the store; NULL is ignored. [host-thread] */
     void (*close)(ip_cache_store *store);

@@ -128,7 +128,8 @@ typedef struct ip_coder {
     void (*frames_close)(ip_frame_iterator *iterator);
 
     /* Incremental (progressive) decoding while bytes arrive.
-     * incremental_open: options and call are copied or used only during the call; *decoder is plugin-owned.
+     * incremental_open: options (and all they point to) are copied or used only during the call; there is no
+     * call here (each incremental_update gets its own); *decoder is plugin-owned until incremental_close.
      * incremental_update: data/size are ALL bytes received so far (the host keeps them); is_final non-zero when
      * nothing more will come. Returns OK with a preview (or, when final, the finished image) in *image,
      * NEED_MORE when no preview can be drawn yet, or an error.

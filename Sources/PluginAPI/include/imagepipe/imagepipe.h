@@ -5,6 +5,11 @@
  *   [host-thread]      one host thread at a time (the host serialises)
  *   [loader-thread]    a thread the loader chooses, one callback at a time per task
  *   [caller-thread]    the thread that called the function the pointer was passed to
+ *   [one thread at a time per X]  any thread, but never two calls on the same X (iterator, decoder) at once
+ *   [thread-safe if BIT]  [thread-safe] when the descriptor's capabilities carry BIT, else [host-thread]
+ * Lifetimes: "borrowed" data is valid only during the call it is passed to; descriptors, their strings and their
+ * NULL-terminated arrays are read by the host for as long as the process runs (a plugin is never unloaded), so
+ * they are static data of the plugin. Everything the host hands over is host-owned unless a comment says otherwise.
  */
 #ifndef IMAGEPIPE_H
 #define IMAGEPIPE_H

@@ -18,18 +18,29 @@ IP_EXTERN_C_BEGIN
 
 #define IP_LOADER_FACTORY_ID "org.imagepipe.loaders/1"
 
+/* Capability flags (ip_loader_descriptor.capabilities). Informational in ABI 1.x: every ip_loader slot is
+ * [thread-safe] whatever the bits say (the host starts loads from several threads at once, and a loader that
+ * cannot run two loads at once serialises inside start()); the bits are shown by `imagepipe loaders`. */
+/* The loader states that its slots may run concurrently (the ABI requires it anyway; see above). */
 #define IP_LOADER_THREAD_SAFE (1ull << 0)
 /* Reports expected sizes before the body (Content-Length, file size). */
 #define IP_LOADER_KNOWS_SIZE (1ull << 1)
 
+/* Routing data, read before any slot is called; static (see imagepipe.h, Lifetimes). */
 typedef struct ip_loader_descriptor {
     uint32_t struct_size;
+    /* Reverse-DNS and versioned, unique among all components: "org.imagepipe.loader.http/1". The first loader with
+     * an ID on the search path wins; later ones are listed as shadowed. */
     const char *id;
+    /* Human-readable name and version, shown by `imagepipe loaders`. */
     const char *name;
     const char *version;
     /* NULL-terminated, lower case, without ":" — e.g. "file", "http", "https". */
     const char *const *schemes;
+    /* IP_LOADER_* bits. */
     uint64_t capabilities;
+    /* Among loaders of one scheme, the highest priority wins; equal priorities go by search-path order. The
+     * project's loaders use 100. */
     int32_t priority;
 } ip_loader_descriptor;
 
