@@ -20,7 +20,7 @@ import PackageDescription
 /// Absolute path of this package, for linker flags that name files in the tree.
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
-/// Every plugin exports only its entry symbol and can never be unloaded (see PLATFORM-NOTES: a Swift plugin
+/// Every plugin exports only its entry symbol and can never be unloaded (../shared/PLATFORM-NOTES.md, outside this tree: a Swift plugin
 /// unloaded by dlclose crashes the process at the next type lookup).
 let pluginLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([

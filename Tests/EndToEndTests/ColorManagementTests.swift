@@ -26,7 +26,7 @@ struct ColorManagementTests {
         }
     }
 
-    @Test("the red-at-12 AVIF (red only through its ICC profile) is red at 12 o'clock, and both corpus ICC files match vips")
+    @Test("the red-at-12 AVIF (red only through its ICC profile) is red at 12 o'clock, and both corpus ICC files match vips", .requiresCorpus)
     func corpusProfiles() throws {
         let corpus = try Skip.unlessCorpus()
         guard let workspace = try Workspace("color-corpus") else { return }

@@ -20,7 +20,7 @@ import TestSupport
         return String(result.stderr.dropLast())
     }
 
-    @Test func everyExpectedFailureOfTheCorpusIsOneLineNamingTheFile() throws {
+    @Test(.requiresCorpus) func everyExpectedFailureOfTheCorpusIsOneLineNamingTheFile() throws {
         let corpus = try Skip.unlessCorpus()
         let folder = try TestPaths.temporaryDirectory("failure-lines")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -21,7 +21,7 @@ import TestSupport
         }.map { String($0[path]) }
     }
 
-    @Test func renderOfEachCrashingSVGFailsWithOneTypedLine() throws {
+    @Test(.requiresCorpus) func renderOfEachCrashingSVGFailsWithOneTypedLine() throws {
         guard let files = try Self.crashingSVGs() else { try Skip.because("../shared/corpus is absent (set IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         #expect(files.count >= 5, "\(files)")
         let output = try TestPaths.temporaryDirectory() + "/out.png"
@@ -42,7 +42,7 @@ import TestSupport
     /// poppler + cairo grow to ~5.4 GB on this self-referencing Type3 glyph (PDFCoder/README.md): the worker's
     /// address-space cap (the --max-memory budget, 1 GiB here, plus the worker's own 320 MiB) stops it in
     /// seconds, and the CLI says so on one line that names the file and the flag.
-    @Test func aPDFThatEatsMemoryHitsTheWorkersCap() throws {
+    @Test(.requiresCorpus) func aPDFThatEatsMemoryHitsTheWorkersCap() throws {
         guard let corpus = TestPaths.corpus else { try Skip.because("../shared/corpus is absent (set IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let result = try CommandLine.run(TestPaths.imagepipeBinary, [
             "render", corpus + "/bad/safedocs-ContentStreamCycleType3insideType3.pdf", "-o",
@@ -53,7 +53,7 @@ import TestSupport
                 + "exceeded the isolated worker's memory limit of 1344 MiB; raise --max-memory if the file is trusted [E6003]\n")
     }
 
-    @Test func aHostWithAPoolCarriesOnAfterEachCrashingSVG() throws {
+    @Test(.requiresCorpus) func aHostWithAPoolCarriesOnAfterEachCrashingSVG() throws {
         guard let files = try Self.crashingSVGs() else { try Skip.because("../shared/corpus is absent (set IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let host = PluginHost(registry: PluginRegistry.scan(
             PluginSearchPath(directories: [try PluginSandbox.directory(with: ["libSVGCoder.so"])]), cachePath: nil))

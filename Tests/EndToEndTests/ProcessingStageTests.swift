@@ -191,17 +191,32 @@ import TestSupport
         }
         // At most the width at once (fewer when the machine's threads are busy with other tests: not judged).
         #expect(counts.peak <= 2 && counts.entered == 6)
-        // Two long jobs fill the executor; a third waits, is cancelled, and never runs.
-        let blockers = (0..<2).map { _ in Task { try await executor.run { usleep(300_000) } } }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // Two jobs that hold their slots until released fill the executor; a third waits, is cancelled, and never
+        // runs. Each step waits for the state it needs (bounded), not for a fixed time.
+        let release = DispatchSemaphore(value: 0)
+        let started = Counts()
+        let blockers = (0..<2).map { _ in
+            Task { try await executor.run { started.enter(); release.wait() } }
+        }
+        try await Self.waitUntil("both blockers run") { started.entered == 2 }
         let waiting = Task { try await executor.run { counts.enter() } }
-        try await Task.sleep(nanoseconds: 50_000_000)
-        #expect(executor.waiting == 1)
+        try await Self.waitUntil("the third job queues") { executor.waiting == 1 }
         waiting.cancel()
         await #expect(throws: PipelineError.cancelled) { try await waiting.value }
+        release.signal(); release.signal()
         for blocker in blockers { try await blocker.value }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // The queue is first in, first out: a job submitted now runs after anything still queued would have.
+        try await executor.run {}
         #expect(counts.entered == 6, "the cancelled job ran")
+    }
+
+    /// Polls `condition` every millisecond for at most 10 s; fails the test with `what` when it never holds.
+    static func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TestSupportError("timed out waiting until \(what)") }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
     }
 }
 

@@ -45,3 +45,48 @@ import TestSupport
         #expect(prefetcher.outcome.completed == 2)
     }
 }
+
+/// The README's library block itself, not a copy: extracted from README.md, wrapped in an async function and
+/// compiled against this package (by path) with SwiftPM, so an edit to the README that no longer compiles fails
+/// here. It is compiled, not run: its URLs and paths are examples (the test above runs the same calls on real files).
+@Suite struct ReadmeCompileTests {
+    static func swiftBlocks(under heading: String) throws -> [String] {
+        let text = try String(contentsOfFile: TestPaths.repositoryRoot + "/README.md", encoding: .utf8)
+        let start = try #require(text.range(of: "\n" + heading + "\n"), "README.md lost its '\(heading)' section")
+        let section = text[start.upperBound...]
+        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
+        var blocks: [String] = []
+        var rest = section[..<end]
+        while let open = rest.range(of: "```swift\n"), let close = rest[open.upperBound...].range(of: "\n```") {
+            blocks.append(String(rest[open.upperBound..<close.lowerBound]))
+            rest = rest[close.upperBound...]
+        }
+        return blocks
+    }
+
+    @Test func theReadmeLibraryBlockCompiles() throws {
+        let blocks = try Self.swiftBlocks(under: "## Using the library")
+        try #require(!blocks.isEmpty, "no ```swift block under 'Using the library'")
+        let package = try TestPaths.temporaryDirectory("readme-compile")
+        try FileManager.default.createDirectory(atPath: package + "/Sources/ReadmeExample", withIntermediateDirectories: true)
+        try """
+            // swift-tools-version:6.0
+            import PackageDescription
+            let package = Package(name: "ReadmeExample",
+                dependencies: [.package(name: "imagepipe", path: "\(TestPaths.repositoryRoot)")],
+                targets: [.executableTarget(name: "ReadmeExample", dependencies: [.product(name: "PipelineHost", package: "imagepipe")])],
+                swiftLanguageModes: [.v6])
+            """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let bodies = blocks.map { block in
+            block.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
+        }
+        let source = "import PipelineHost\n\n" + bodies.enumerated().map { index, body in
+            "@Sendable func readmeBlock\(index)() async throws {\n\(body)\n}"
+        }.joined(separator: "\n\n") + "\n\nprint(\"compiled\")\n"
+        try source.write(toFile: package + "/Sources/ReadmeExample/main.swift", atomically: true, encoding: .utf8)
+        let swift = ExampleAppTests.swift
+        let arguments = (swift == "/usr/bin/env" ? ["swift"] : []) + ["build", "-c", "debug", "--package-path", package]
+        let build = try CommandLine.run(swift, arguments)
+        #expect(build.status == 0, "the README's block no longer compiles:\n\(build.stdout.suffix(3000))\n\(build.stderr.suffix(1500))")
+    }
+}

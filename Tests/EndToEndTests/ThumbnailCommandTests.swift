@@ -177,7 +177,7 @@ import TestSupport
         #expect(own.status != 0)
     }
 
-    @Test func hostileFilesFailAloneWhileTheRestOfTheBatchCompletes() throws {
+    @Test(.requiresCorpus) func hostileFilesFailAloneWhileTheRestOfTheBatchCompletes() throws {
         guard let corpus = TestPaths.corpus else { try Skip.because("../shared/corpus is absent", bootstrapProvides: false) }
         let folder = try TestPaths.temporaryDirectory("thumbnail-hostile")
         defer { try? FileManager.default.removeItem(atPath: folder) }

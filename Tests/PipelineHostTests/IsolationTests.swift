@@ -125,15 +125,18 @@ import TestSupport
         try Data(Support.input("loop")).write(to: URL(fileURLWithPath: source))
         let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
         let task = Task { try await manager.image(for: source) }
-        while pool.statistics.liveWorkers == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // (waiting, bounded, until the worker is spinning on this request: it has the request and burns CPU)
+        try await Self.waitUntil("a worker takes the request") { pool.statistics.requests == 1 && pool.statistics.liveWorkers == 1 }
+        let worker = try #require(pool.statistics.workerPIDs.last)
+        let cpuAtStart = Self.cpuTicks(of: worker)
+        try await Self.waitUntil("the worker spins") { Self.cpuTicks(of: worker) >= cpuAtStart + 5 }
         // When the request is cancelled
         task.cancel()
         // Then it fails as cancelled (not at the 600 s deadline) and the worker was killed
         let result = await task.result
         #expect(throws: PipelineError.cancelled) { try result.get() }
         // (the caller returns at once; the abandoned decode is stopped just after)
-        for _ in 0..<2000 where pool.statistics.cancellations == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        try await Self.waitUntil("the pool counts the cancellation") { pool.statistics.cancellations == 1 }
         #expect(pool.statistics.cancellations == 1)
         #expect(pool.statistics.timeouts == 0)
         pool.shutdown()
@@ -185,5 +188,25 @@ import TestSupport
             leaked = Support.poolLikeDescriptors().count - descriptorsBefore
         }
         #expect(leaked <= 0, "SOCK_SEQPACKET sockets or memfds left open after the pool shut down")
+    }
+}
+
+extension IsolationTests {
+    /// Polls `condition` every 5 ms for at most 20 s; fails with `what` when it never holds.
+    static func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TestSupportError("timed out waiting until \(what)") }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
+
+    /// User + system CPU time of `pid` in clock ticks (fields 14 and 15 of /proc/PID/stat), 0 when it is gone.
+    static func cpuTicks(of pid: Int32) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return user + system
     }
 }

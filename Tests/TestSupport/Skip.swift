@@ -50,3 +50,11 @@ public enum Skip {
         return corpus
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// For a test that reads the third-party corpus: without it the run reports the test as skipped, by the trait,
+    /// before it starts (bootstrap cannot provide the corpus, so this is never a failure).
+    public static var requiresCorpus: Self {
+        .enabled(if: TestPaths.corpus != nil, "../shared/corpus is absent (set IMAGEPIPE_CORPUS)")
+    }
+}

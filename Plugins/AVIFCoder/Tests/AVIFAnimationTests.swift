@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    @Test func firstFrameOnlyAndFrameErrors() throws {
+    @Test(.requiresCorpus) func firstFrameOnlyAndFrameErrors() throws {
         guard let bytes = try AVIFTest.corpusFile("avif/star-8bpc.avifs") else { return }
         #expect(try AVIFTest.frames(bytes, DecodeOptions(firstFrameOnly: true)).count == 1)
         #expect(AVIFTest.decodeStatus(bytes, DecodeOptions(frameIndex: 5)) == .notFound)

@@ -11,7 +11,7 @@ import Testing
 
     /// Valid files: sniffed as AVIF; probe and decode give the manifest's display size (after clap/irot), frame
     /// count, alpha and bit depth; probe reports loop count "not stated".
-    @Test func validFilesMatchTheManifest() throws {
+    @Test(.requiresCorpus) func validFilesMatchTheManifest() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { try Skip.because("corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let valid = rows.filter { $0.outcome == "ok" && $0.path.hasPrefix("avif/") || Self.decodedDespiteStrictAvifdec.contains($0.path) }
         #expect(valid.count >= 38)
@@ -37,7 +37,7 @@ import Testing
 
     /// Files avifdec 0.11 itself cannot read (two ipma boxes; an audio track): a clean error or an image of the
     /// manifest's size, never a crash. Today they all fail with INVALID_DATA, as libavif refuses them while parsing.
-    @Test func filesTheReferenceToolRejects() throws {
+    @Test(.requiresCorpus) func filesTheReferenceToolRejects() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { return }
         for row in rows where row.outcome == "reference-tool-fails" && !Self.decodedDespiteStrictAvifdec.contains(row.path) {
             let bytes = try TestFiles.read(corpus + "/" + row.path)
@@ -52,7 +52,7 @@ import Testing
     }
 
     /// bad/: each must be refused with the right kind of error, never crash, never allocate the claimed size.
-    @Test func badFilesAreRefused() throws {
+    @Test(.requiresCorpus) func badFilesAreRefused() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { return }
         let expected: [String: PluginStatus] = [
             "bad/alpha_noispe.avif": .invalidData,  // strict alpha ispe check, kept
@@ -82,7 +82,7 @@ import Testing
     }
 
     /// Every other file of bad/ (any format) never crashes the AVIF coder: not sniffed, or an error.
-    @Test func otherHostileFilesNeverCrash() throws {
+    @Test(.requiresCorpus) func otherHostileFilesNeverCrash() throws {
         let corpus = try Skip.unlessCorpus()
         let names = try FileManager.default.contentsOfDirectory(atPath: corpus + "/bad").sorted()
         for name in names where !name.hasSuffix(".avif") {
@@ -94,7 +94,7 @@ import Testing
     }
 
     /// HEIF files are not AVIF, except the one whose ftyp names the avif brand (an AV1 item in a .heif file).
-    @Test func heifFilesAreNotClaimed() throws {
+    @Test(.requiresCorpus) func heifFilesAreNotClaimed() throws {
         let corpus = try Skip.unlessCorpus()
         for name in try FileManager.default.contentsOfDirectory(atPath: corpus + "/heif").sorted() {
             let bytes = try TestFiles.read(corpus + "/heif/" + name)

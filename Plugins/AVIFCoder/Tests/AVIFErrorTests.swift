@@ -52,7 +52,7 @@ import Testing
         print("errors: 300 damaged files: \(outcomes)")
     }
 
-    @Test func limits() throws {
+    @Test(.requiresCorpus) func limits() throws {
         let bytes = try Self.sample(width: 48, height: 32)
         #expect(AVIFTest.decodeStatus(bytes, DecodeOptions(limits: DecodeLimits(maxPixels: 48 * 32))) == nil)
         #expect(AVIFTest.decodeStatus(bytes, DecodeOptions(limits: DecodeLimits(maxPixels: 48 * 32 - 1))) == .limitExceeded)
@@ -65,7 +65,7 @@ import Testing
         }
     }
 
-    @Test func messagesSayWhatLibavifSaid() throws {
+    @Test(.requiresCorpus) func messagesSayWhatLibavifSaid() throws {
         guard let bytes = try AVIFTest.corpusFile("bad/made-fox-truncated-half.avif") else { return }
         do {
             _ = try AVIFTest.decode(bytes)

@@ -114,7 +114,7 @@ import Testing
 
     /// Every corpus file of avif/, at 25 prefixes: no error before the end for the files decode decodes, and the
     /// final image equals decode's (or the final update fails with decode's status).
-    @Test func corpusNeverFailsOnAValidPrefix() throws {
+    @Test(.requiresCorpus) func corpusNeverFailsOnAValidPrefix() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { try Skip.because("corpus not found", bootstrapProvides: false) }
         var checked = 0
         for row in rows where row.path.hasPrefix("avif/") {
@@ -136,7 +136,7 @@ import Testing
     }
 
     /// bad/ files: updates may fail, but never crash, and the final update reports what decode reports.
-    @Test func badFilesFinishLikeDecode() throws {
+    @Test(.requiresCorpus) func badFilesFinishLikeDecode() throws {
         guard let (corpus, rows) = try AVIFTest.manifestRows() else { try Skip.because("corpus not found", bootstrapProvides: false) }
         for row in rows where row.path.hasPrefix("bad/") {
             let bytes = try TestFiles.read(corpus + "/" + row.path)
@@ -217,7 +217,7 @@ import Testing
     }
 
     /// A frame other than 0 (or a page other than 0) has no previews; the final update answers like decode.
-    @Test func otherFramesOnlyAtTheEnd() throws {
+    @Test(.requiresCorpus) func otherFramesOnlyAtTheEnd() throws {
         guard let bytes = try AVIFTest.corpusFile("avif/star-8bpc.avifs") else { return }
         let options = DecodeOptions(frameIndex: 2)
         let run = try Self.feed(bytes, options: options)

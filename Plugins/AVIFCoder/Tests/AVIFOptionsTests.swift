@@ -7,7 +7,7 @@ import Testing
 @Suite struct AVIFOptionsTests {
     /// Thumbnails come from the host's resampler (the coder does not declare IP_CODER_SCALES): the box is honoured
     /// for every mode and a box larger than the image does not upscale unless asked.
-    @Test func thumbnails() throws {
+    @Test(.requiresCorpus) func thumbnails() throws {
         guard let bytes = try AVIFTest.corpusFile("avif/Ronda_rotate90.avif") else { return }  // 1080x1920 displayed
         let fit = try AVIFTest.decode(bytes, DecodeOptions(thumbnailSize: PixelSize(width: 256, height: 256)))
         #expect((fit.width, fit.height) == (144, 256))
@@ -22,7 +22,7 @@ import Testing
 
     /// RGBA16 only when asked and the source has more than 8 bits; the 8-bit output of a 10-bit file is its
     /// 16-bit output rounded (within 1).
-    @Test func highBitDepthOutput() throws {
+    @Test(.requiresCorpus) func highBitDepthOutput() throws {
         guard let ten = try AVIFTest.corpusFile("avif/fox.profile0.10bpc.yuv420.odd-width.odd-height.avif"),
               let eight = try AVIFTest.corpusFile("avif/kodim03_yuv420_8bpc.avif") else { return }
         let wide = try AVIFTest.decode(ten, DecodeOptions(highBitDepth: true))
@@ -35,13 +35,13 @@ import Testing
     }
 
     /// One decoder thread or all cores: the same pixels.
-    @Test func threads() throws {
+    @Test(.requiresCorpus) func threads() throws {
         guard let bytes = try AVIFTest.corpusFile("avif/fox.profile0.8bpc.yuv420.avif") else { return }
         #expect(try AVIFTest.decode(bytes, DecodeOptions(threads: 1)).bytes == AVIFTest.decode(bytes).bytes)
     }
 
     /// IP_CODER_THREAD_SAFE: decodes and encodes from several threads at once give the same results as alone.
-    @Test func concurrentCalls() throws {
+    @Test(.requiresCorpus) func concurrentCalls() throws {
         let corpus = try Skip.unlessCorpus()
         let files = ["kodim03_yuv420_8bpc.avif", "star-10bpc-with-alpha.avifs", "clap_irot_imir_non_essential.avif",
                      "kimono.crop.avif"].map { corpus + "/avif/" + $0 }

@@ -75,7 +75,7 @@ import Testing
 
     /// kimono.crop.avif holds kimono.avif's coded picture plus a clap at an odd offset (272, 39) in 4:2:0, which strict
     /// libavif refuses. The plugin converts the whole frame and crops: exactly kimono.avif's pixels in that rectangle.
-    @Test func oddOffsetCleanApertureIsExactCropOfTheUncroppedFile() throws {
+    @Test(.requiresCorpus) func oddOffsetCleanApertureIsExactCropOfTheUncroppedFile() throws {
         guard let upright = try AVIFTest.corpusFile("avif/kimono.avif"),
               let cropped = try AVIFTest.corpusFile("avif/kimono.crop.avif") else { return }
         let info = try AVIFTest.probe(cropped)
@@ -87,7 +87,7 @@ import Testing
     }
 
     /// clap 8x10 at (4, 6) of a 12x34 image, then irot 1 and imir 1: 10x8, as the manifest says.
-    @Test func clapIrotImirInThatOrder() throws {
+    @Test(.requiresCorpus) func clapIrotImirInThatOrder() throws {
         guard let bytes = try AVIFTest.corpusFile("avif/clap_irot_imir_non_essential.avif") else { return }
         let info = try AVIFTest.probe(bytes)
         #expect((info.width, info.height) == (10, 8))

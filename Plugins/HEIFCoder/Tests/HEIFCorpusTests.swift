@@ -17,7 +17,7 @@ import Testing
 
     /// Valid files: probe gives the manifest's size (transforms applied), top-level image count, alpha and bit
     /// depth; every page decodes at the manifest size (or, for large sources, at the box the host's fit gives).
-    @Test func validFilesMatchTheManifest() throws {
+    @Test(.requiresCorpus) func validFilesMatchTheManifest() throws {
         guard let (corpus, rows) = try Self.rows("validFilesMatchTheManifest") else { return }
         let valid = rows.filter { $0.outcome == "ok" && $0.path.hasPrefix("heif/") }
         #expect(valid.count >= 20)
@@ -54,7 +54,7 @@ import Testing
 
     /// Files libheif 1.15 cannot read (JPEG-, VVC- and uncompressed-coded items, low-overhead 'mini' files):
     /// a clean UNSUPPORTED naming the codec, from probe and decode alike.
-    @Test func filesTheReferenceToolFailsOnAreUnsupported() throws {
+    @Test(.requiresCorpus) func filesTheReferenceToolFailsOnAreUnsupported() throws {
         guard let (corpus, rows) = try Self.rows("filesTheReferenceToolFailsOnAreUnsupported") else { return }
         let failing = rows.filter { $0.outcome == "reference-tool-fails" }
         #expect(failing.count >= 4)
@@ -74,7 +74,7 @@ import Testing
 
     /// Broken and hostile files: an error, never a crash. Truncated ones say TRUNCATED; the 200-megapixel one is
     /// refused by a 64-megapixel limit, yet still gives a thumbnail through its embedded 384x512 one.
-    @Test func badFilesFailCleanly() throws {
+    @Test(.requiresCorpus) func badFilesFailCleanly() throws {
         guard let (corpus, rows) = try Self.rows("badFilesFailCleanly") else { return }
         let bad = rows.filter { $0.path.hasPrefix("bad/") }
         #expect(bad.count >= 8)
@@ -100,7 +100,7 @@ import Testing
     }
 
     /// Every truncation of a small valid file fails cleanly (or, very near the end, may still decode).
-    @Test func everyTruncationFailsCleanly() throws {
+    @Test(.requiresCorpus) func everyTruncationFailsCleanly() throws {
         guard let corpus = try HEIFTest.corpus("everyTruncationFailsCleanly") else { return }
         let bytes = try TestFiles.read(corpus + "/heif/libheif-colors-with-alpha-thumbnail.heic")
         var statuses: [String: Int] = [:]

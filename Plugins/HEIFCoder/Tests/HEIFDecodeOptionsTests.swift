@@ -12,7 +12,7 @@ import Testing
 
     /// libheif applies irot and clap by default; IP_DECODE_IGNORE_ORIENTATION drops them all (1.15 cannot drop
     /// only the rotation), giving the coded size.
-    @Test func ignoringOrientationGivesTheCodedSize() throws {
+    @Test(.requiresCorpus) func ignoringOrientationGivesTheCodedSize() throws {
         guard let clapped = try Self.corpusFile("libheif-hevc32.heif", "ignoringOrientation") else { return }
         #expect(try HEIFTest.decode(clapped).width == 32)
         let raw = try HEIFTest.decode(clapped, DecodeOptions(ignoreOrientation: true))
@@ -21,7 +21,7 @@ import Testing
         #expect((info.width, info.height) == (32, 32) && info.details.contains("coded 64x64"), "\(info.details)")
     }
 
-    @Test func highBitDepthOnlyForDeepSources() throws {
+    @Test(.requiresCorpus) func highBitDepthOnlyForDeepSources() throws {
         guard let deep = try Self.corpusFile("pillow-RGB_12__128x128.heif", "highBitDepth"),
               let plain = try Self.corpusFile("pillow-RGB_8__128x128.heif", "highBitDepth") else { return }
         let wide = try HEIFTest.decode(deep, DecodeOptions(highBitDepth: true))
@@ -31,7 +31,7 @@ import Testing
         #expect(try HEIFTest.decode(plain, DecodeOptions(highBitDepth: true)).pixelFormat == .rgba8)
     }
 
-    @Test func limitsAreCheckedBeforeDecoding() throws {
+    @Test(.requiresCorpus) func limitsAreCheckedBeforeDecoding() throws {
         guard let bytes = try Self.corpusFile("libheif-rainbow-451x461.heic", "limits") else { return }
         for limits in [DecodeLimits(maxPixels: 451 * 461 - 1), DecodeLimits(maxDimension: 460), DecodeLimits(maxInputBytes: 100)] {
             do {
@@ -46,7 +46,7 @@ import Testing
         #expect(try HEIFTest.decode(bytes, DecodeOptions(limits: DecodeLimits(maxPixels: 452 * 462))).width == 451)
     }
 
-    @Test func framesBeyondTheFirstDoNotExist() throws {
+    @Test(.requiresCorpus) func framesBeyondTheFirstDoNotExist() throws {
         guard let bytes = try Self.corpusFile("libheif-colors-no-alpha.heic", "frames") else { return }
         do {
             _ = try HEIFTest.decode(bytes, DecodeOptions(frameIndex: 1))
@@ -56,7 +56,7 @@ import Testing
         }
     }
 
-    @Test func secondTopLevelImageIsPageOne() throws {
+    @Test(.requiresCorpus) func secondTopLevelImageIsPageOne() throws {
         guard let bytes = try Self.corpusFile("pillow-empty_icc.heic", "pages") else { return }
         let info = try HEIFTest.probe(bytes)
         #expect(info.pageCount == 2 && info.details.contains("page 0 = primary (#1 in file)"), "\(info.details)")
@@ -65,7 +65,7 @@ import Testing
         #expect(try HEIFTest.probe(bytes, DecodeOptions(pageIndex: 1)).width == 932)
     }
 
-    @Test func metadataIsListedInDetails() throws {
+    @Test(.requiresCorpus) func metadataIsListedInDetails() throws {
         guard let bytes = try Self.corpusFile("pillow-L_exif_xmp_iptc.heic", "details") else { return }
         let details = try HEIFTest.probe(bytes).details
         #expect(details.contains("Exif") && details.contains("XMP"), "\(details)")
@@ -84,7 +84,7 @@ import Testing
     }
 
     /// Thread-safe: the same and different files decoded from several threads at once give identical pixels.
-    @Test func concurrentDecodesAgree() async throws {
+    @Test(.requiresCorpus) func concurrentDecodesAgree() async throws {
         guard let a = try Self.corpusFile("libheif-rainbow-451x461.heic", "concurrency"),
               let b = try Self.corpusFile("pillow-RGBA_10__128x128.heif", "concurrency") else { return }
         let expected = [try HEIFTest.decode(a).bytes, try HEIFTest.decode(b).bytes]

@@ -58,7 +58,7 @@ import Testing
 
     /// Pages are the primary image first, then the others in file order; heif-convert writes them in file order.
     /// zPug_3 has its primary image second in the file: page 0 = out-2, page 1 = out-1, page 2 = out-3.
-    @Test func pagesMatchHeifConvertImages() throws {
+    @Test(.requiresCorpus) func pagesMatchHeifConvertImages() throws {
         guard let corpus = try HEIFTest.corpus("pages"), try HEIFTest.hasReferenceTools("pages") else { return }
         let path = corpus + "/heif/pillow-zPug_3.heic"
         let bytes = try TestFiles.read(path)

@@ -67,7 +67,7 @@ import Testing
     }
 
     /// Every AVIF in the corpus (stills, sequences, grids, odd sizes) is left to the AVIF coder.
-    @Test func corpusAVIFFilesAreNotClaimed() throws {
+    @Test(.requiresCorpus) func corpusAVIFFilesAreNotClaimed() throws {
         guard let corpus = try HEIFTest.corpus("corpusAVIFFilesAreNotClaimed") else { return }
         let rows = try CorpusManifest.testRows(in: corpus).filter { $0.format == "avif" }
         #expect(rows.count >= 30)
@@ -81,7 +81,7 @@ import Testing
     }
 
     /// Every HEIF-branded corpus file is claimed, except those with an AVIF brand (libheif-avif32.heif).
-    @Test func corpusHEIFFilesAreClaimed() throws {
+    @Test(.requiresCorpus) func corpusHEIFFilesAreClaimed() throws {
         guard let corpus = try HEIFTest.corpus("corpusHEIFFilesAreClaimed") else { return }
         for row in try CorpusManifest.testRows(in: corpus) where row.path.hasPrefix("heif/") {
             let bytes = try TestFiles.read(corpus + "/" + row.path)

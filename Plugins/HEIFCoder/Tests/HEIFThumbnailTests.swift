@@ -19,7 +19,7 @@ import Testing
     /// Below the 12-megapixel full image, above the 77-kilopixel thumbnail.
     static let tightLimits = DecodeLimits(maxPixels: 1_000_000)
 
-    @Test func thumbnailCoveringTheRequestIsDecodedInstead() throws {
+    @Test(.requiresCorpus) func thumbnailCoveringTheRequestIsDecodedInstead() throws {
         guard let bytes = try Self.arrow() else { return }
         let box = PixelSize(width: 200, height: 200)
         let info = try HEIFTest.probe(bytes, DecodeOptions(thumbnailSize: box))
@@ -40,7 +40,7 @@ import Testing
         print("arrow 200x200: embedded thumbnail vs full decode + host downscale: PSNR \(String(format: "%.1f", quality)) dB")
     }
 
-    @Test func aspectFillUsesTheThumbnailWhenItCoversTheDrawnSize() throws {
+    @Test(.requiresCorpus) func aspectFillUsesTheThumbnailWhenItCoversTheDrawnSize() throws {
         guard let bytes = try Self.arrow() else { return }
         let options = DecodeOptions(thumbnailSize: PixelSize(width: 200, height: 200), scaleMode: .aspectFill, limits: Self.tightLimits)
         let image = try HEIFTest.decode(bytes, options)
@@ -48,14 +48,14 @@ import Testing
     }
 
     /// Without transformations the thumbnail's coded size (320x240) stands in for the image's (4032x3024).
-    @Test func ignoringOrientationUsesTheCodedSizes() throws {
+    @Test(.requiresCorpus) func ignoringOrientationUsesTheCodedSizes() throws {
         guard let bytes = try Self.arrow() else { return }
         let options = DecodeOptions(thumbnailSize: PixelSize(width: 200, height: 200), ignoreOrientation: true, limits: Self.tightLimits)
         let image = try HEIFTest.decode(bytes, options)
         #expect((image.width, image.height) == (200, 150))
     }
 
-    @Test func requestLargerThanTheThumbnailDecodesTheFullImage() throws {
+    @Test(.requiresCorpus) func requestLargerThanTheThumbnailDecodesTheFullImage() throws {
         guard let bytes = try Self.arrow() else { return }
         let box = PixelSize(width: 400, height: 400)
         #expect(try HEIFTest.probe(bytes, DecodeOptions(thumbnailSize: box)).details.contains("at 400x400: full decode"))
@@ -64,7 +64,7 @@ import Testing
 
     /// libheif-example.heic's thumbnail is 320x212 for a 1280x854 image: its aspect is rounded differently, so the
     /// host would place it one pixel shorter (160x106 instead of 160x107). The coder keeps the full decode then.
-    @Test func thumbnailThatWouldChangeTheOutputSizeIsNotUsed() throws {
+    @Test(.requiresCorpus) func thumbnailThatWouldChangeTheOutputSizeIsNotUsed() throws {
         guard let corpus = try HEIFTest.corpus("thumbnails") else { return }
         let bytes = try TestFiles.read(corpus + "/heif/libheif-example.heic")
         let options = DecodeOptions(thumbnailSize: PixelSize(width: 160, height: 160))
@@ -74,7 +74,7 @@ import Testing
     }
 
     /// A small file with alpha: the 64x64 alpha thumbnail of the 72x72 image serves a 32x32 request.
-    @Test func alphaThumbnail() throws {
+    @Test(.requiresCorpus) func alphaThumbnail() throws {
         guard let corpus = try HEIFTest.corpus("thumbnails") else { return }
         let bytes = try TestFiles.read(corpus + "/heif/libheif-colors-with-alpha-thumbnail.heic")
         let box = PixelSize(width: 32, height: 32)

@@ -37,7 +37,7 @@ struct PDFCorpusTests {
         return try TestFiles.read(corpus + "/" + row.path)
     }
 
-    @Test("the manifest lists valid and hostile PDFs (skipped without the corpus)")
+    @Test("the manifest lists valid and hostile PDFs (skipped without the corpus)", .requiresCorpus)
     func manifestRead() throws {
         guard TestPaths.corpus != nil else { try Skip.because("corpus not found (../shared/corpus)", bootstrapProvides: false) }
         #expect(!Self.validRows.isEmpty && !Self.hostileRows.isEmpty)

@@ -103,7 +103,7 @@ struct PDFErrorTests {
         #expect((image.width, image.height) == (200, 100))
     }
 
-    @Test("the corpus's PDFs with an empty user password open without one; a password-protected one does not")
+    @Test("the corpus's PDFs with an empty user password open without one; a password-protected one does not", .requiresCorpus)
     func corpusEncryption() throws {
         guard let corpus = TestPaths.corpus else { try Skip.because("corpus not found (../shared/corpus)", bootstrapProvides: false) }
         let emptyPassword = corpus + "/pdf/pdfjs-empty_protected.pdf"

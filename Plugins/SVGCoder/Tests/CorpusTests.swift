@@ -12,7 +12,7 @@ import Testing
 
     /// Every valid SVG the reference tool renders: probe and decode give the manifest's size (rsvg-convert's,
     /// at 96 dpi) exactly, and the pixels match rsvg-convert's at that size (max channel difference <= 2).
-    @Test func validFilesRenderAtTheManifestSize() throws {
+    @Test(.requiresCorpus) func validFilesRenderAtTheManifestSize() throws {
         guard let (corpus, rows) = try Self.rows() else { try Skip.because("corpus not found (../shared/corpus or IMAGEPIPE_CORPUS)", bootstrapProvides: false) }
         let valid = rows.filter { $0.outcome == "ok" && $0.path.hasPrefix("svg/") && !$0.killsTheProcess }
         #expect(valid.count >= 80)
@@ -60,7 +60,7 @@ import Testing
 
     /// Hostile and broken files: an error or an image, never a crash. Files that crash or hang librsvg 2.54
     /// itself are skipped in-process and listed.
-    @Test func badFilesFailCleanly() throws {
+    @Test(.requiresCorpus) func badFilesFailCleanly() throws {
         guard let (corpus, rows) = try Self.rows() else { return }
         var skipped: [String] = []
         for row in rows where row.path.hasPrefix("bad/") || row.outcome != "ok" {
