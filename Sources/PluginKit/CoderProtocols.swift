@@ -13,7 +13,7 @@ public protocol ImageSniffing {
 }
 
 /// `probe` and `decode`. The kit checks the request's input size against `max_input_bytes` before either runs.
-public protocol ImageDecoding {
+public protocol PluginDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws
     static func decode(_ request: UnsafePointer<ip_decode_request>?, into image: UnsafeMutablePointer<ip_image>?) throws
 }
@@ -36,7 +36,7 @@ public protocol IncrementalDecoding: AnyObject {
 }
 
 /// `encode`. `EncodeInput.check` reads the frames and the sink the same way for every encoder.
-public protocol ImageEncoding {
+public protocol PluginEncoding {
     static func encode(frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32,
                        options: UnsafePointer<ip_encode_options>?, call: OpaquePointer?,
                        sink: UnsafePointer<ip_byte_sink>?) throws

@@ -9,10 +9,10 @@ enum CoderSlots {
 
     struct Implementation: Sendable {
         let sniffer: (any ImageSniffing.Type)?
-        let decoder: (any ImageDecoding.Type)?
+        let decoder: (any PluginDecoding.Type)?
         let frames: (any FrameIterating.Type)?
         let incremental: (any IncrementalDecoding.Type)?
-        let encoder: (any ImageEncoding.Type)?
+        let encoder: (any PluginEncoding.Type)?
     }
 
     static let registry = SlotRegistry<Implementation>(kind: "coders", capacity: 4)

@@ -27,10 +27,10 @@ public enum CoderTable {
     public static func make(
         descriptor: StaticTable<ip_coder_descriptor>,
         sniffer: (any ImageSniffing.Type)? = nil,
-        decoder: (any ImageDecoding.Type)? = nil,
+        decoder: (any PluginDecoding.Type)? = nil,
         frames: (any FrameIterating.Type)? = nil,
         incremental: (any IncrementalDecoding.Type)? = nil,
-        encoder: (any ImageEncoding.Type)? = nil
+        encoder: (any PluginEncoding.Type)? = nil
     ) -> StaticTable<ip_coder> {
         let index = CoderSlots.registry.register(CoderSlots.Implementation(
             sniffer: sniffer, decoder: decoder, frames: frames, incremental: incremental, encoder: encoder))

@@ -29,10 +29,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
 
     /// The first coder that encodes `format` (a format name such as "png" or a file extension such as "jpg").
     public func encoder(for format: String) -> PluginCoder? {
-        let key = format.lowercased()
-        return coders.first {
-            $0.descriptor.capabilities.contains(.encode) && ($0.descriptor.format == key || $0.descriptor.extensions.contains(key))
-        }
+        coders.first { $0.canEncode(format: format) }
     }
 
     public func canDecode(_ data: [UInt8]) -> Bool { coder(forData: data) != nil }
@@ -76,7 +73,10 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         return coder
     }
 
-    func checkInputSize(_ data: [UInt8], options: DecodeOptions) throws {
+    func checkInputSize(_ data: [UInt8], options: DecodeOptions) throws { try Self.checkInputSize(data, options: options) }
+
+    /// The request's input limit, checked before any coder sees the bytes (the manager's routes and a lone coder's).
+    static func checkInputSize(_ data: [UInt8], options: DecodeOptions) throws {
         if options.limits.maxInputBytes > 0, data.count > options.limits.maxInputBytes {
             throw PipelineError.decodingFailed(coder: "host", status: .limitExceeded,
                                                message: "input of \(data.count) bytes exceeds the limit of \(options.limits.maxInputBytes)")

@@ -1,7 +1,8 @@
 /// How an `ImageManager` loads, caches and validates. Every field has a default.
 public struct ImagePipelineConfiguration: Sendable {
-    /// Decoded results. Default: a `MemoryCache` with its default limits; nil disables it.
-    public var memoryCache: MemoryCache?
+    /// Decoded results. Default: a `MemoryCache` with its default limits; any `ImageCaching` store can take its
+    /// place (as Nuke's `ImageCaching`); nil disables it.
+    public var memoryCache: (any ImageCaching)?
     /// Encoded originals and small derived results (a `DiskCache`, a `CachesManager` with plugin caches ...).
     /// Default nil (no disk cache).
     public var dataCache: (any DataCaching)?
@@ -26,7 +27,7 @@ public struct ImagePipelineConfiguration: Sendable {
     public var processingWidth: Int
     public var encodingWidth: Int
 
-    public init(memoryCache: MemoryCache? = MemoryCache(), dataCache: (any DataCaching)? = nil,
+    public init(memoryCache: (any ImageCaching)? = MemoryCache(), dataCache: (any DataCaching)? = nil,
                 keyFilter: @escaping @Sendable (String) -> String = { $0 },
                 requestModifier: (@Sendable (String, inout LoadOptions) -> Void)? = nil,
                 responseValidator: @escaping @Sendable (LoadResponse) throws -> Void = LoadHooks.acceptSuccess,

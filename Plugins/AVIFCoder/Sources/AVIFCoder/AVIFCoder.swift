@@ -26,7 +26,7 @@ let avifCoder = CoderTable.make(descriptor: avifDescriptor, sniffer: AVIFSniffer
                                 encoder: avifCanEncode ? AVIFEncoding.self : nil)
 
 extension AVIFSniffer: ImageSniffing {}
-extension AVIFDecoding: ImageDecoding {}
+extension AVIFDecoding: PluginDecoding {}
 extension AVIFFrameIterator: FrameIterating {}
 extension AVIFIncrementalDecoder: IncrementalDecoding {}
-extension AVIFEncoding: ImageEncoding {}
+extension AVIFEncoding: PluginEncoding {}

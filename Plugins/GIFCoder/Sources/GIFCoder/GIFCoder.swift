@@ -16,6 +16,6 @@ let gifDescriptor = Descriptors.coder(
 let gifCoder = CoderTable.make(descriptor: gifDescriptor, decoder: GIFDecoding.self, frames: GIFFrameIterator.self,
                                encoder: GIFEncoding.self)
 
-extension GIFDecoding: ImageDecoding {}
+extension GIFDecoding: PluginDecoding {}
 extension GIFFrameIterator: FrameIterating {}
-extension GIFEncoding: ImageEncoding {}
+extension GIFEncoding: PluginEncoding {}

@@ -26,8 +26,8 @@ let heifCoder = CoderTable.make(descriptor: heifDescriptor, sniffer: HEIFSniffer
                                 encoder: LibHEIF.canEncodeHEVC ? HEIFEncoding.self : nil)
 
 extension HEIFSniffer: ImageSniffing {}
-extension HEIFDecoding: ImageDecoding {}
-extension HEIFEncoding: ImageEncoding {}
+extension HEIFDecoding: PluginDecoding {}
+extension HEIFEncoding: PluginEncoding {}
 
 let pluginEntry = PluginEntry.make(
     id: HEIFCoder.pluginID, name: "HEIFCoder", version: "1.0.0",

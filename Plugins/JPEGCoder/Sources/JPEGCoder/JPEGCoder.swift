@@ -15,6 +15,6 @@ let jpegDescriptor = Descriptors.coder(
 let jpegCoder = CoderTable.make(descriptor: jpegDescriptor, decoder: JPEGDecoding.self,
                                 incremental: JPEGIncremental.Session.self, encoder: JPEGEncoding.self)
 
-extension JPEGDecoding: ImageDecoding {}
+extension JPEGDecoding: PluginDecoding {}
 extension JPEGIncremental.Session: IncrementalDecoding {}
-extension JPEGEncoding: ImageEncoding {}
+extension JPEGEncoding: PluginEncoding {}

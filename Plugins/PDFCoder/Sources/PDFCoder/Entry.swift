@@ -29,7 +29,7 @@ private let pdfCoder = CoderTable.make(descriptor: pdfDescriptor, sniffer: PDFSn
 extension PDFSniffer: ImageSniffing {}
 
 /// probe and decode, from the views the probe and the renderer take.
-enum PDFDecoding: ImageDecoding {
+enum PDFDecoding: PluginDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         ABIStruct.write(try PDFProbe.probe(DecodeRequestView(request)), to: info)

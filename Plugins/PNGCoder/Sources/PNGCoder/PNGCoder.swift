@@ -14,5 +14,5 @@ let pngDescriptor = Descriptors.coder(
 /// The coder's table, built by the kit from the implementations.
 let pngCoder = CoderTable.make(descriptor: pngDescriptor, decoder: PNGDecoding.self, encoder: PNGEncoding.self)
 
-extension PNGDecoding: ImageDecoding {}
-extension PNGEncoding: ImageEncoding {}
+extension PNGDecoding: PluginDecoding {}
+extension PNGEncoding: PluginEncoding {}

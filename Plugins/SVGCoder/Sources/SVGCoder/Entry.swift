@@ -27,7 +27,7 @@ let svgDescriptor = Descriptors.coder(
 /// The coder's table, built by the kit from the implementations.
 let svgCoder = CoderTable.make(descriptor: svgDescriptor, sniffer: SVGSniffer.self, decoder: SVGCoder.self)
 
-extension SVGCoder: ImageDecoding {}
+extension SVGCoder: PluginDecoding {}
 
 extension SVGSniffer: ImageSniffing {
     /// sniff(): OK for SVG (plain or gzip-compressed), UNSUPPORTED otherwise, NEED_MORE when the bytes end too soon.

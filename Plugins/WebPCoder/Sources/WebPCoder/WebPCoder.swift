@@ -19,7 +19,7 @@ let webpDescriptor = Descriptors.coder(
 let webpCoder = CoderTable.make(descriptor: webpDescriptor, decoder: WebPDecoding.self, frames: WebPFrameIterator.self,
                                 incremental: WebPIncrementalSession.self, encoder: WebPEncoding.self)
 
-extension WebPDecoding: ImageDecoding {}
+extension WebPDecoding: PluginDecoding {}
 extension WebPFrameIterator: FrameIterating {}
 extension WebPIncrementalSession: IncrementalDecoding {}
-extension WebPEncoding: ImageEncoding {}
+extension WebPEncoding: PluginEncoding {}

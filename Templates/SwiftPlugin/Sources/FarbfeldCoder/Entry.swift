@@ -20,8 +20,8 @@ let farbfeldDescriptor = Descriptors.coder(
 let farbfeldCoder = CoderTable.make(descriptor: farbfeldDescriptor, decoder: FarbfeldDecoding.self,
                                     encoder: FarbfeldEncoding.self)
 
-extension FarbfeldDecoding: ImageDecoding {}
-extension FarbfeldEncoding: ImageEncoding {}
+extension FarbfeldDecoding: PluginDecoding {}
+extension FarbfeldEncoding: PluginEncoding {}
 
 /// A cache component in the same plugin (see MemoryCache): its table, built by the kit from the store type.
 let memoryCache = CacheTable.make(
