@@ -45,7 +45,7 @@ public enum PluginTester {
             strictness: configuration.strictness, seed: configuration.seed,
             samples: SampleFinder(root: configuration.samplesRoot), callTimeout: configuration.callTimeout,
             timeout: configuration.timeout,
-            serverScript: SampleFinder.repositoryRoot().map { $0 + "/Tests/Support/http_test_server.py" }
+            serverScript: SampleFinder.repositoryRoot().map { $0 + "/Tests/HTTPTestServer/http_test_server.py" }
                 .flatMap { access($0, R_OK) == 0 ? $0 : nil },
             cacheConfiguration: configuration.cacheConfiguration,
             only: configuration.only)

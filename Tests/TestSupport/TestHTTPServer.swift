@@ -1,6 +1,6 @@
 import Foundation
 
-/// A real HTTP server on 127.0.0.1 for loader tests: runs Tests/Support/http_test_server.py in a child process.
+/// A real HTTP server on 127.0.0.1 for loader tests: runs Tests/HTTPTestServer/http_test_server.py in a child process.
 ///
 /// The child prints its port on the first line of stdout and exits when its stdin closes, so it ends with
 /// `stop()`, with `deinit`, or with this process, whichever comes first. See the script for the endpoints.
@@ -27,7 +27,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// The script, found from the repository root (IMAGEPIPE_HTTP_TEST_SERVER overrides).
     public static var scriptPath: String {
         ProcessInfo.processInfo.environment["IMAGEPIPE_HTTP_TEST_SERVER"]
-            ?? TestPaths.repositoryRoot + "/Tests/Support/http_test_server.py"
+            ?? TestPaths.repositoryRoot + "/Tests/HTTPTestServer/http_test_server.py"
     }
 
     /// Starts the server and waits until it listens. Throws when python3 is missing or the script fails.

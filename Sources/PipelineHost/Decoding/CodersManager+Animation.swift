@@ -48,14 +48,4 @@ extension CodersManager {
         let loopCount = frames.count > 1 ? try data.withUnsafeBytes { try coder.probe($0, options: options) }.loopCount : nil
         return Animation(frames: frames, loopCount: loopCount)
     }
-
-    /// The coder that would decode `data` in this process under the default policy, or nil when the policy sends
-    /// it to a worker (or nothing decodes it: the decode that follows reports why).
-    func inProcessCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder? {
-        do {
-            return try route(data, options: options, isolation: nil) { coder in coder } isolated: { _, _, _ in nil }
-        } catch PipelineError.unknownFormat {
-            return nil
-        }
-    }
 }

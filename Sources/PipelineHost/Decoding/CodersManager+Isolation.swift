@@ -55,6 +55,16 @@ extension CodersManager {
         }
     }
 
+    /// The coder that would decode `data` in this process under the default policy, or nil when the policy sends
+    /// it to a worker (or nothing decodes it: the decode that follows reports why).
+    func inProcessCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder? {
+        do {
+            return try route(data, options: options, isolation: nil) { coder in coder } isolated: { _, _, _ in nil }
+        } catch PipelineError.unknownFormat {
+            return nil
+        }
+    }
+
     /// CoderSelection's rule, with one difference for coders that run in a worker: when their magic match needs
     /// the coder's sniff, the worker asks it (`confirmWithSniff`) and a refusal moves on to the next candidate. The
     /// host therefore never loads a coder it isolates (librsvg and its 40 libraries for SVG) only to sniff.

@@ -4,7 +4,7 @@ import PluginAPI
 import Synchronization
 
 /// Loaders: the callback contract of loader.h on real transfers — files for the file scheme, the HTTP test server
-/// (Tests/Support/http_test_server.py) for http.
+/// (Tests/HTTPTestServer/http_test_server.py) for http.
 enum LoaderChecks {
     static let all: [CheckDefinition] = [contract, concurrency]
 
@@ -39,7 +39,7 @@ enum LoaderChecks {
             throw context.skip("no fixture for the schemes \(loader.info.schemes.joined(separator: ", ")) (file and http are tested)")
         }
         guard let script = context.settings.serverScript else {
-            throw context.skip("the HTTP test server script (Tests/Support/http_test_server.py) was not found")
+            throw context.skip("the HTTP test server script (Tests/HTTPTestServer/http_test_server.py) was not found")
         }
         try GlobalStateChecks.writeFile(folder + "/image.png", pattern(100))
         let server = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", script, "--root", folder], holdStandardInput: true)
