@@ -29,7 +29,7 @@ enum InfoCommand: Command {
         let source = DecodeArguments.source(args.positionals[0])
         let manager = try HostSetup.manager(args, host: host, remoteSources: HostSetup.isRemote(source))
         let options = try DecodeArguments.options(args)
-        let loadOptions = try IsolationSetup.loadOptions(args)
+        let loadOptions = try LoadArguments.loadOptions(args)
         try RequestDeadline.start(args, command: name, subject: args.positionals[0])
         let info = try await about(args.positionals[0]) {
             try await manager.info(for: source, options: options, loadOptions: loadOptions)

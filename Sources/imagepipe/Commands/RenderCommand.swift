@@ -89,7 +89,7 @@ enum RenderCommand: Command {
 
     private static func render(_ source: RenderSource, format: String, options: DecodeOptions, transformers: [any ImageTransforming],
                                encodeOptions: EncodeOptions, args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
-        let loadOptions = try IsolationSetup.loadOptions(args)
+        let loadOptions = try LoadArguments.loadOptions(args)
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame. One load and

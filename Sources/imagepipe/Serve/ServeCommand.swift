@@ -98,7 +98,7 @@ enum ServeCommand: Command {
         if args.value("max-redirects") != nil {
             throw UsageError("serve follows no redirect (a redirect could leave --allow-source): --max-redirects does not apply")
         }
-        settings.loadOptions = try IsolationSetup.loadOptions(args)
+        settings.loadOptions = try LoadArguments.loadOptions(args)
         settings.loadOptions.refusePrivateAddresses = !args.flag("allow-private-addresses")
         // Every hop of a redirect would have to pass the source policy, and the loader cannot show the service a
         // Location before following it: none is followed, a 3xx is the origin's answer (502).

@@ -2,10 +2,11 @@ import PipelineHost
 import Synchronization
 
 /// `--isolation` and `--timeout` of `render` and `info`: which coders run in a sandboxed worker process (a
-/// crashing or hanging decoder then costs the request, not the CLI) and how long a worker may take.
+/// crashing or hanging decoder then costs the request, not the CLI) and how long a worker may take. The download
+/// options (`LoadArguments`) come with them, so every command that decodes also takes them.
 enum IsolationSetup {
-    static let valued: Set<String> = ["isolation", "timeout", "connect-timeout", "first-byte-timeout", "max-redirects"]
-    static let flags: Set<String> = ["refuse-private-addresses"]
+    static let valued: Set<String> = Set(["isolation", "timeout"]).union(LoadArguments.valued)
+    static let flags: Set<String> = LoadArguments.flags
     /// Address space a worker uses before it decodes anything, added to the memory budget for its cap.
     static let workerAddressSpaceOverhead = 320 << 20
 
@@ -37,11 +38,7 @@ enum IsolationSetup {
                              coders that ask for it, such as SVG and PDF, run in a worker)
           --timeout SECONDS  deadline of the whole request, in-process decoders included (without it: an isolated
                              decode is stopped after 30 s, a download after 60 s)
-          --connect-timeout SECONDS  deadline of connecting to a remote source (default 10, at most --timeout)
-          --first-byte-timeout SECONDS  deadline of the server's first response byte (default 30, at most --timeout)
-          --max-redirects N  redirects a download may follow (default 10; http and https only)
-          --refuse-private-addresses  refuse loopback, private, link-local and other non-public destinations,
-                             checked on the resolved address of every connection and redirect (SSRF protection)
+        \(LoadArguments.helpText)
         """
 
     /// The plugin of the isolated coder the source's extension names, if exactly one claims it: the worker opens it
@@ -59,35 +56,8 @@ enum IsolationSetup {
 
     /// Sets the host's isolation policy and, unless everything runs in process, a one-worker pool that runs this
     /// executable's worker mode with the host's plugin search path.
-    /// The download's deadlines: `--timeout` bounds the whole transfer as it bounds a decode (a server that never
-    /// answers held a render for the loader's fixed 60 s before), `--connect-timeout` the connection,
-    /// `--first-byte-timeout` the wait for the server's answer; `--max-redirects` and `--refuse-private-addresses`
-    /// are the redirect and destination policy.
-    static func loadOptions(_ arguments: Arguments) throws -> LoadOptions {
-        var options = LoadOptions()
-        if let total = try seconds(arguments, "timeout") {
-            options.timeout = total
-            options.connectTimeout = min(10, total)
-        }
-        if let connect = try seconds(arguments, "connect-timeout") {
-            options.connectTimeout = min(connect, options.timeout ?? connect)
-        }
-        if let firstByte = try seconds(arguments, "first-byte-timeout") {
-            options.firstByteTimeout = min(firstByte, options.timeout ?? firstByte)
-        }
-        options.maxRedirects = try arguments.int("max-redirects", range: 0...100)
-        options.refusePrivateAddresses = arguments.flag("refuse-private-addresses")
-        return options
-    }
-
     /// `--timeout`, `--connect-timeout`: seconds above 0, at most a day; nil when not given.
-    static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? {
-        guard let text = arguments.value(name) else { return nil }
-        guard let value = Double(text), value > 0, value <= 86_400 else {
-            throw UsageError("--\(name) must be a number of seconds above 0, not '\(text)'")
-        }
-        return value
-    }
+    static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? { try LoadArguments.seconds(arguments, name) }
 
     /// `workers`: how many isolated decodes may run at once (a batch's lanes; one for a one-shot command).
     static func configure(_ arguments: Arguments, host: PluginHost, workers: Int = 1) throws {

@@ -109,7 +109,7 @@ enum ThumbnailCommand: Command {
         let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
         let settings = BatchSettings(
             sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
-            everyFrame: everyFrame, transformers: transformers, encodeOptions: encodeOptions, loadOptions: try IsolationSetup.loadOptions(args),
+            everyFrame: everyFrame, transformers: transformers, encodeOptions: encodeOptions, loadOptions: try LoadArguments.loadOptions(args),
             jobs: jobs, redoUpToDate: args.flag("force"), failFast: args.flag("fail-fast"),
             stampSettings: stampText(options: options, transformers: transformers, encode: encodeOptions, format: template.format,
                                      everyFrame: everyFrame))

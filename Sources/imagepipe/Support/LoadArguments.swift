@@ -1,0 +1,48 @@
+import PipelineHost
+
+/// The download options of every command that loads a source: deadlines and the redirect and destination policy,
+/// turned into the library's `LoadOptions` here, on the loading side (not by the isolation setup, which only
+/// shares `--timeout` with them).
+enum LoadArguments {
+    static let valued: Set<String> = ["connect-timeout", "first-byte-timeout", "max-redirects"]
+    static let flags: Set<String> = ["refuse-private-addresses"]
+
+    /// Lines of the commands' help, under their isolation options (same indentation).
+    static let helpText = """
+          --connect-timeout SECONDS  deadline of connecting to a remote source (default 10, at most --timeout)
+          --first-byte-timeout SECONDS  deadline of the server's first response byte (default 30, at most --timeout)
+          --max-redirects N  redirects a download may follow (default 10; http and https only)
+          --refuse-private-addresses  refuse loopback, private, link-local and other non-public destinations,
+                             checked on the resolved address of every connection and redirect (SSRF protection)
+        """
+
+    /// The download's deadlines: `--timeout` bounds the whole transfer as it bounds a decode (a server that never
+    /// answers held a render for the loader's fixed 60 s before), `--connect-timeout` the connection,
+    /// `--first-byte-timeout` the wait for the server's answer; `--max-redirects` and `--refuse-private-addresses`
+    /// are the redirect and destination policy.
+    static func loadOptions(_ arguments: Arguments) throws -> LoadOptions {
+        var options = LoadOptions()
+        if let total = try seconds(arguments, "timeout") {
+            options.timeout = total
+            options.connectTimeout = min(10, total)
+        }
+        if let connect = try seconds(arguments, "connect-timeout") {
+            options.connectTimeout = min(connect, options.timeout ?? connect)
+        }
+        if let firstByte = try seconds(arguments, "first-byte-timeout") {
+            options.firstByteTimeout = min(firstByte, options.timeout ?? firstByte)
+        }
+        options.maxRedirects = try arguments.int("max-redirects", range: 0...100)
+        options.refusePrivateAddresses = arguments.flag("refuse-private-addresses")
+        return options
+    }
+
+    /// `--timeout`, `--connect-timeout`: seconds above 0, at most a day; nil when not given.
+    static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? {
+        guard let text = arguments.value(name) else { return nil }
+        guard let value = Double(text), value > 0, value <= 86_400 else {
+            throw UsageError("--\(name) must be a number of seconds above 0, not '\(text)'")
+        }
+        return value
+    }
+}
