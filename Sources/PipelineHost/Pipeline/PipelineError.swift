@@ -1,8 +1,9 @@
-/// Every failure the pipeline reports, with its cause and a stable numeric code.
+/// Every failure the pipeline reports, with its cause and a stable numeric code. Codable, so a failure inside an
+/// isolated worker reaches the host whole (`WorkerFailure`).
 ///
 /// Code ranges by domain: 1xxx loading, 2xxx decoding/encoding, 3xxx plugin/ABI, 4xxx cache, 5xxx usage, 6xxx isolation.
 /// Within a domain, a plugin status maps onto `base + status` so the C status survives into logs and exit codes.
-public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
+public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable, Codable {
     /// A loader failed (file missing, HTTP error, limit).
     case loadingFailed(url: String, loader: String, status: PluginStatus, message: String)
     /// No loader handles the URL's scheme.
