@@ -125,8 +125,14 @@ import TestSupport
         try Data(Support.input("loop")).write(to: URL(fileURLWithPath: source))
         let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
         let task = Task { try await manager.image(for: source) }
-        // (waiting, bounded, until the worker is spinning on this request: it has the request and burns CPU)
-        try await Self.waitUntil("a worker takes the request") { pool.statistics.requests == 1 && pool.statistics.liveWorkers == 1 }
+        // Whatever fails below, the spinning request and its worker end with the test (the next test counts mappings).
+        defer { task.cancel(); pool.shutdown() }
+        // (waiting, bounded, until the worker is spinning on this request: it has the request and burns CPU; the pool
+        // records a worker's pid a moment after counting it live, so the wait covers both)
+        try await Self.waitUntil("a worker takes the request") {
+            let statistics = pool.statistics
+            return statistics.requests == 1 && statistics.liveWorkers == 1 && !statistics.workerPIDs.isEmpty
+        }
         let worker = try #require(pool.statistics.workerPIDs.last)
         let cpuAtStart = Self.cpuTicks(of: worker)
         try await Self.waitUntil("the worker spins") { Self.cpuTicks(of: worker) >= cpuAtStart + 5 }
@@ -139,7 +145,6 @@ import TestSupport
         try await Self.waitUntil("the pool counts the cancellation") { pool.statistics.cancellations == 1 }
         #expect(pool.statistics.cancellations == 1)
         #expect(pool.statistics.timeouts == 0)
-        pool.shutdown()
     }
 
     @Test func resultsAreAdoptedFromSharedMemoryAndReleased() throws {
