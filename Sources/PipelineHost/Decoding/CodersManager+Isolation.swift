@@ -71,7 +71,7 @@ extension CodersManager {
     func route<T>(_ data: [UInt8], options: DecodeOptions, isolation: Isolation?,
                           inProcess: (PluginCoder) throws -> T,
                           isolated: (WorkerPool, PluginCoder, Bool) throws -> T) throws -> T {
-        try checkInputSize(data, options: options)
+        try Self.checkInputSize(data, options: options)
         let candidates = data.withUnsafeBytes { CoderSelection.candidates(for: $0, among: coders) }
         for candidate in candidates {
             let pool = try pool(for: candidate.coder, isolation: isolation)

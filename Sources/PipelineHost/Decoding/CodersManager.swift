@@ -66,14 +66,12 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     }
 
     func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
-        try checkInputSize(data, options: options)
+        try Self.checkInputSize(data, options: options)
         guard let coder = coder(forData: data) else {
             throw noCoder(.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : ""))
         }
         return coder
     }
-
-    func checkInputSize(_ data: [UInt8], options: DecodeOptions) throws { try Self.checkInputSize(data, options: options) }
 
     /// The request's input limit, checked before any coder sees the bytes (the manager's routes and a lone coder's).
     static func checkInputSize(_ data: [UInt8], options: DecodeOptions) throws {

@@ -94,7 +94,7 @@ enum ServeCommand: Command {
             guard let bytes = DecodeArguments.byteSize(text) else { throw UsageError("--max-input must be a size such as 64M, not '\(text)'") }
             settings.limits.maxInputBytes = bytes
         }
-        settings.timeout = try IsolationSetup.seconds(args, "timeout") ?? 30
+        settings.timeout = try args.seconds("timeout") ?? 30
         if args.value("max-redirects") != nil {
             throw UsageError("serve follows no redirect (a redirect could leave --allow-source): --max-redirects does not apply")
         }
@@ -108,11 +108,11 @@ enum ServeCommand: Command {
         settings.loadOptions.timeout = settings.timeout + 2
         settings.loadOptions.connectTimeout = settings.timeout + 2
         settings.loadOptions.firstByteTimeout = settings.timeout + 2
-        settings.sourceLifetime = try IsolationSetup.seconds(args, "source-ttl") ?? 600
+        settings.sourceLifetime = try args.seconds("source-ttl") ?? 600
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max)) ?? 3600
         settings.accessLog = (args.value("access-log") ?? "on") != "off"
         if let formats = args.value("formats") { settings.formats = formats.split(separator: ",").map { String($0).lowercased() } }
-        let grace = try IsolationSetup.seconds(args, "shutdown-grace") ?? 30
+        let grace = try args.seconds("shutdown-grace") ?? 30
 
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host, workers: concurrency)
@@ -120,7 +120,7 @@ enum ServeCommand: Command {
         // keeps a burst of different formats of one thumbnail from decoding twice without doubling the footprint.
         var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)
         // Short: a source fixed at its origin is served again within seconds (a local one at once: its key changes).
-        configuration.failedURLLifetime = try IsolationSetup.seconds(args, "failed-ttl") ?? 10
+        configuration.failedURLLifetime = try args.seconds("failed-ttl") ?? 10
         if let rooted = settings.sources.rootedFiles { configuration.sourceLoader = rooted }
         configuration.keyFilter = settings.sourceVersion
         // Originals fetched before their render takes a slot are handed over here (in front of --cache-dir's disk).

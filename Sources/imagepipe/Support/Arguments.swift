@@ -54,6 +54,15 @@ struct Arguments {
         }
         return number
     }
+
+    /// `--timeout`, `--connect-timeout` and the like: seconds above 0, at most a day; nil when not given.
+    func seconds(_ name: String) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let value = Double(text), value > 0, value <= 86_400 else {
+            throw UsageError("--\(name) must be a number of seconds above 0, not '\(text)'")
+        }
+        return value
+    }
 }
 
 /// A mistake in how the command was called: printed with a hint to use --help, exit status 2.

@@ -56,9 +56,6 @@ enum IsolationSetup {
 
     /// Sets the host's isolation policy and, unless everything runs in process, a one-worker pool that runs this
     /// executable's worker mode with the host's plugin search path.
-    /// `--timeout`, `--connect-timeout`: seconds above 0, at most a day; nil when not given.
-    static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? { try LoadArguments.seconds(arguments, name) }
-
     /// `workers`: how many isolated decodes may run at once (a batch's lanes; one for a one-shot command).
     static func configure(_ arguments: Arguments, host: PluginHost, workers: Int = 1) throws {
         let isolation: Isolation
@@ -68,7 +65,7 @@ enum IsolationSetup {
         case "auto", "automatic": isolation = .automatic
         case let other: throw UsageError("--isolation must be in-process, isolated or auto, not '\(other)'")
         }
-        let timeout = try seconds(arguments, "timeout") ?? 30
+        let timeout = try arguments.seconds("timeout") ?? 30
         host.coders.defaultIsolation = isolation
         guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else { return }
         // One worker per request the command runs at once, each started only when a request is isolated.

@@ -22,27 +22,18 @@ enum LoadArguments {
     /// are the redirect and destination policy.
     static func loadOptions(_ arguments: Arguments) throws -> LoadOptions {
         var options = LoadOptions()
-        if let total = try seconds(arguments, "timeout") {
+        if let total = try arguments.seconds("timeout") {
             options.timeout = total
             options.connectTimeout = min(10, total)
         }
-        if let connect = try seconds(arguments, "connect-timeout") {
+        if let connect = try arguments.seconds("connect-timeout") {
             options.connectTimeout = min(connect, options.timeout ?? connect)
         }
-        if let firstByte = try seconds(arguments, "first-byte-timeout") {
+        if let firstByte = try arguments.seconds("first-byte-timeout") {
             options.firstByteTimeout = min(firstByte, options.timeout ?? firstByte)
         }
         options.maxRedirects = try arguments.int("max-redirects", range: 0...100)
         options.refusePrivateAddresses = arguments.flag("refuse-private-addresses")
         return options
-    }
-
-    /// `--timeout`, `--connect-timeout`: seconds above 0, at most a day; nil when not given.
-    static func seconds(_ arguments: Arguments, _ name: String) throws -> Double? {
-        guard let text = arguments.value(name) else { return nil }
-        guard let value = Double(text), value > 0, value <= 86_400 else {
-            throw UsageError("--\(name) must be a number of seconds above 0, not '\(text)'")
-        }
-        return value
     }
 }

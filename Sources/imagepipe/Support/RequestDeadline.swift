@@ -26,7 +26,7 @@ enum RequestDeadline {
 
     /// Starts the deadline when `--timeout` was given (without it, each stage keeps its own default).
     static func start(_ arguments: Arguments, command: String, subject: String) throws {
-        guard let seconds = try IsolationSetup.seconds(arguments, "timeout") else { return }
+        guard let seconds = try arguments.seconds("timeout") else { return }
         let source = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .userInitiated))
         // A stage with its own deadline (an isolated decode, a download) reports first, with its more precise line;
         // this one catches what no stage can stop, a little later.
