@@ -385,16 +385,17 @@ static const ip_coder_descriptor template_descriptor = {
     NULL,            /* decode_extensions: none (no tint, no password; the host tints what QOI decodes) */
 };
 
-/* The coder vtable. A NULL slot means "not implemented"; the capabilities above must agree. */
+/* The coder vtable. A slot left out is NULL, "not implemented"; the capabilities above must agree. Designated
+ * initializers, so that the slots a later minor appends (ABI 1.1 added the "2" slots) stay NULL without an edit.
+ * Left out here: sniff (no pattern asks for confirmation), frames_* (QOI is never animated), incremental_* (no
+ * progressive decoding). This plugin has one coder, so it fills the 1.0 slots and loads under any 1.x host; a
+ * plugin with several coders sharing one set of functions fills the "2" slots, which are told their coder. */
 static const ip_coder template_coder = {
-    sizeof(ip_coder),
-    &template_descriptor,
-    NULL,            /* sniff: no pattern asks for confirmation */
-    template_probe,
-    template_decode,
-    NULL, NULL, NULL, /* frames_open / frames_next / frames_close: QOI is never animated */
-    NULL, NULL, NULL, /* incremental_open / update / close: no progressive decoding */
-    template_encode,
+    .struct_size = sizeof(ip_coder),
+    .descriptor = &template_descriptor,
+    .probe = template_probe,
+    .decode = template_decode,
+    .encode = template_encode,
 };
 
 static const ip_coder *const template_coders[] = {&template_coder};

@@ -21,21 +21,29 @@ extension CacheStore {
     public func statistics() -> ip_cache_stats? { nil }
 }
 
-/// Builds a cache's `ip_cache` table from its store type (as `CoderTable` does for coders).
+/// Builds a cache's `ip_cache` table from its store type (as `CoderTable` does for coders): ABI 1.1's open2, told
+/// which cache it opens, is one entry point for every cache; the other slots find the store through its handle.
 public enum CacheTable {
     public static func make(descriptor: StaticTable<ip_cache_descriptor>, store: any CacheStore.Type) -> StaticTable<ip_cache> {
-        let index = CacheSlots.registry.register(store)
-        return StaticTable(StaticStorage.value(ip_cache(
-            struct_size: UInt32(MemoryLayout<ip_cache>.size), descriptor: descriptor.pointer,
-            open: CacheSlots.open(index), get: CacheSlots.get, put: CacheSlots.put, remove: CacheSlots.remove,
-            clear: CacheSlots.clear, stats: CacheSlots.stats, close: CacheSlots.close)))
+        var table = ip_cache()
+        table.struct_size = UInt32(MemoryLayout<ip_cache>.size)
+        table.descriptor = descriptor.pointer
+        table.open2 = CacheSlots.open
+        table.get = CacheSlots.get
+        table.put = CacheSlots.put
+        table.remove = CacheSlots.remove
+        table.clear = CacheSlots.clear
+        table.stats = CacheSlots.stats
+        table.close = CacheSlots.close
+        let pointer = StaticStorage.value(table)
+        CacheSlots.registry.register(store, for: UnsafeRawPointer(pointer))
+        return StaticTable(pointer)
     }
 }
 
-/// The C entry points behind `CacheTable`: `open` once per cache number, the rest shared (they find the store
-/// through its handle).
+/// The C entry points behind `CacheTable`, shared by every cache of the plugin.
 enum CacheSlots {
-    static let registry = SlotRegistry<any CacheStore.Type>(kind: "caches", capacity: 4)
+    static let registry = ComponentRegistry<any CacheStore.Type>(kind: "cache")
 
     /// The object behind a store handle.
     final class Handle: Sendable {
@@ -43,23 +51,11 @@ enum CacheSlots {
         init(_ store: any CacheStore) { self.store = store }
     }
 
-    typealias Open = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<OpaquePointer?>?, ip_message) -> ip_status
-
-    static func open(_ index: Int) -> Open {
-        switch index {
-        case 0: return { CacheSlots.open(0, $0, $1, $2) }
-        case 1: return { CacheSlots.open(1, $0, $1, $2) }
-        case 2: return { CacheSlots.open(2, $0, $1, $2) }
-        case 3: return { CacheSlots.open(3, $0, $1, $2) }
-        default: preconditionFailure("cache number \(index) has no entry point")
-        }
-    }
-
-    fileprivate static func open(_ index: Int, _ configuration: UnsafePointer<CChar>?,
-                                 _ store: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
+    static let open: @convention(c) (UnsafePointer<ip_cache>?, UnsafePointer<CChar>?, UnsafeMutablePointer<OpaquePointer?>?,
+                                     ip_message) -> ip_status = { cache, configuration, store, message in
         withStatus(message) {
             guard let store else { throw PluginFailure.internalError("open called without a store slot") }
-            let type = registry[index]
+            let type = try registry.element(for: cache.map(UnsafeRawPointer.init))
             store.pointee = OpaqueHandle.retain(Handle(try type.open(configuration: configuration.map { String(cString: $0) })))
         }
     }

@@ -1,10 +1,10 @@
 import PluginAPI
 
-/// The C entry points behind the tables `CoderTable` builds.
+/// The C entry points behind the tables `CoderTable` builds: one set for every coder of the plugin.
 ///
-/// The slots that receive a handle (frames_next/close, incremental_update/close) find their object through it and
-/// are shared by every coder; the others (sniff, probe, decode, frames_open, incremental_open, encode) exist once
-/// per coder number, because a C function pointer cannot carry which coder it belongs to.
+/// The ABI 1.1 "2" slots (sniff2, probe2, decode2, frames_open2, incremental_open2, encode2) receive the coder's
+/// table, through which they find its implementations; the handle slots (frames_next/close, incremental_update/
+/// close) find their object through the handle.
 enum CoderSlots {
 
     struct Implementation: Sendable {
@@ -15,93 +15,53 @@ enum CoderSlots {
         let encoder: (any PluginEncoding.Type)?
     }
 
-    static let registry = SlotRegistry<Implementation>(kind: "coders", capacity: 4)
+    static let registry = ComponentRegistry<Implementation>(kind: "coder")
 
-    private static func implementation(_ index: Int) -> Implementation { registry[index] }
-
-    /// The numbered entry points of coder `index`, in an ip_coder (handle slots and descriptor left empty).
-    static func entryPoints(_ index: Int) -> ip_coder {
-        switch index {
-        case 0:
-            return ip_coder(
-                struct_size: 0, descriptor: nil,
-                sniff: { CoderSlots.sniff(0, $0, $1) },
-                probe: { CoderSlots.probe(0, $0, $1, $2) },
-                decode: { CoderSlots.decode(0, $0, $1, $2) },
-                frames_open: { CoderSlots.framesOpen(0, $0, $1, $2) }, frames_next: nil, frames_close: nil,
-                incremental_open: { CoderSlots.incrementalOpen(0, $0, $1, $2) }, incremental_update: nil, incremental_close: nil,
-                encode: { CoderSlots.encode(0, $0, $1, $2, $3, $4, $5) })
-        case 1:
-            return ip_coder(
-                struct_size: 0, descriptor: nil,
-                sniff: { CoderSlots.sniff(1, $0, $1) },
-                probe: { CoderSlots.probe(1, $0, $1, $2) },
-                decode: { CoderSlots.decode(1, $0, $1, $2) },
-                frames_open: { CoderSlots.framesOpen(1, $0, $1, $2) }, frames_next: nil, frames_close: nil,
-                incremental_open: { CoderSlots.incrementalOpen(1, $0, $1, $2) }, incremental_update: nil, incremental_close: nil,
-                encode: { CoderSlots.encode(1, $0, $1, $2, $3, $4, $5) })
-        case 2:
-            return ip_coder(
-                struct_size: 0, descriptor: nil,
-                sniff: { CoderSlots.sniff(2, $0, $1) },
-                probe: { CoderSlots.probe(2, $0, $1, $2) },
-                decode: { CoderSlots.decode(2, $0, $1, $2) },
-                frames_open: { CoderSlots.framesOpen(2, $0, $1, $2) }, frames_next: nil, frames_close: nil,
-                incremental_open: { CoderSlots.incrementalOpen(2, $0, $1, $2) }, incremental_update: nil, incremental_close: nil,
-                encode: { CoderSlots.encode(2, $0, $1, $2, $3, $4, $5) })
-        case 3:
-            return ip_coder(
-                struct_size: 0, descriptor: nil,
-                sniff: { CoderSlots.sniff(3, $0, $1) },
-                probe: { CoderSlots.probe(3, $0, $1, $2) },
-                decode: { CoderSlots.decode(3, $0, $1, $2) },
-                frames_open: { CoderSlots.framesOpen(3, $0, $1, $2) }, frames_next: nil, frames_close: nil,
-                incremental_open: { CoderSlots.incrementalOpen(3, $0, $1, $2) }, incremental_update: nil, incremental_close: nil,
-                encode: { CoderSlots.encode(3, $0, $1, $2, $3, $4, $5) })
-        default:
-            preconditionFailure("coder number \(index) has no entry points")
-        }
+    private static func implementation(_ coder: UnsafePointer<ip_coder>?) throws -> Implementation {
+        try registry.element(for: coder.map(UnsafeRawPointer.init))
     }
 
-    // MARK: - Numbered slots
+    // MARK: - Slots told their coder
 
-    private static func sniff(_ index: Int, _ data: UnsafePointer<UInt8>?, _ size: Int) -> ip_status {
-        guard let sniffer = implementation(index).sniffer else { return ip_status(IP_STATUS_UNSUPPORTED) }
+    static let sniff: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<UInt8>?, Int) -> ip_status = { coder, data, size in
+        guard let sniffer = try? implementation(coder).sniffer else { return ip_status(IP_STATUS_UNSUPPORTED) }
         return sniffer.sniff(data, size)
     }
 
-    private static func probe(_ index: Int, _ request: UnsafePointer<ip_decode_request>?,
-                              _ info: UnsafeMutablePointer<ip_image_info>?, _ message: ip_message) -> ip_status {
+    static let probe: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<ip_decode_request>?,
+                                      UnsafeMutablePointer<ip_image_info>?, ip_message) -> ip_status = { coder, request, info, message in
         withStatus(message) {
-            guard let decoder = implementation(index).decoder else { throw PluginFailure.unsupported("no decoder") }
+            guard let decoder = try implementation(coder).decoder else { throw PluginFailure.unsupported("no decoder") }
             try InputLimit.check(request)
             try decoder.probe(request, into: info)
         }
     }
 
-    private static func decode(_ index: Int, _ request: UnsafePointer<ip_decode_request>?,
-                               _ image: UnsafeMutablePointer<ip_image>?, _ message: ip_message) -> ip_status {
+    static let decode: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<ip_decode_request>?,
+                                       UnsafeMutablePointer<ip_image>?, ip_message) -> ip_status = { coder, request, image, message in
         withStatus(message) {
-            guard let decoder = implementation(index).decoder else { throw PluginFailure.unsupported("no decoder") }
+            guard let decoder = try implementation(coder).decoder else { throw PluginFailure.unsupported("no decoder") }
             try InputLimit.check(request)
             try decoder.decode(request, into: image)
         }
     }
 
-    private static func framesOpen(_ index: Int, _ request: UnsafePointer<ip_decode_request>?,
-                                   _ iterator: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
+    static let framesOpen: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<ip_decode_request>?,
+                                           UnsafeMutablePointer<OpaquePointer?>?, ip_message) -> ip_status = {
+        coder, request, iterator, message in
         withStatus(message) {
-            guard let frames = implementation(index).frames else { throw PluginFailure.unsupported("no animation") }
+            guard let frames = try implementation(coder).frames else { throw PluginFailure.unsupported("no animation") }
             guard let request, let iterator else { throw PluginFailure.internalError("NULL request or iterator") }
             try InputLimit.check(request)
             iterator.pointee = OpaqueHandle.retain(FrameHandle(try frames.open(request)))
         }
     }
 
-    private static func incrementalOpen(_ index: Int, _ options: UnsafePointer<ip_decode_options>?,
-                                        _ decoder: UnsafeMutablePointer<OpaquePointer?>?, _ message: ip_message) -> ip_status {
+    static let incrementalOpen: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<ip_decode_options>?,
+                                                UnsafeMutablePointer<OpaquePointer?>?, ip_message) -> ip_status = {
+        coder, options, decoder, message in
         withStatus(message) {
-            guard let incremental = implementation(index).incremental else {
+            guard let incremental = try implementation(coder).incremental else {
                 throw PluginFailure.unsupported("no incremental decoding")
             }
             guard let decoder else { throw PluginFailure.internalError("NULL decoder pointer") }
@@ -109,11 +69,11 @@ enum CoderSlots {
         }
     }
 
-    private static func encode(_ index: Int, _ frames: UnsafePointer<UnsafePointer<ip_image>?>?, _ count: UInt32,
-                               _ options: UnsafePointer<ip_encode_options>?, _ call: OpaquePointer?,
-                               _ sink: UnsafePointer<ip_byte_sink>?, _ message: ip_message) -> ip_status {
+    static let encode: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<UnsafePointer<ip_image>?>?, UInt32,
+                                       UnsafePointer<ip_encode_options>?, OpaquePointer?, UnsafePointer<ip_byte_sink>?,
+                                       ip_message) -> ip_status = { coder, frames, count, options, call, sink, message in
         withStatus(message) {
-            guard let encoder = implementation(index).encoder else { throw PluginFailure.unsupported("no encoder") }
+            guard let encoder = try implementation(coder).encoder else { throw PluginFailure.unsupported("no encoder") }
             try encoder.encode(frames: frames, count: count, options: options, call: call, sink: sink)
         }
     }

@@ -16,9 +16,9 @@ extension StaticTable where Table == Void {
 
 /// Builds a coder's `ip_coder` table from its Swift implementations.
 ///
-/// C function pointers cannot capture which coder they belong to, and a slot's arguments do not say, so each coder
-/// of a plugin gets a numbered set of entry points (`CoderSlots`) that look its implementations up by number. A
-/// plugin may define up to four coders.
+/// The table fills ABI 1.1's "2" slots only, which are told the coder they serve, so every coder of every kit plugin
+/// shares one set of C entry points (`CoderSlots`) and a plugin may define any number of coders. A 1.0 host would
+/// find the 1.0 slots empty, so a kit plugin refuses such a host in init (`PluginEntry`).
 public enum CoderTable {
     /// The capabilities that say which slots are filled; the kit sets them from the implementations given.
     static let slotCapabilities = UInt64(IP_CODER_CAN_DECODE) | UInt64(IP_CODER_CAN_ENCODE) | UInt64(IP_CODER_ANIMATED)
@@ -32,8 +32,6 @@ public enum CoderTable {
         incremental: (any IncrementalDecoding.Type)? = nil,
         encoder: (any PluginEncoding.Type)? = nil
     ) -> StaticTable<ip_coder> {
-        let index = CoderSlots.registry.register(CoderSlots.Implementation(
-            sniffer: sniffer, decoder: decoder, frames: frames, incremental: incremental, encoder: encoder))
         var derived: UInt64 = 0
         if decoder != nil { derived |= UInt64(IP_CODER_CAN_DECODE) }
         if encoder != nil { derived |= UInt64(IP_CODER_CAN_ENCODE) }
@@ -41,20 +39,23 @@ public enum CoderTable {
         if incremental != nil { derived |= UInt64(IP_CODER_INCREMENTAL) }
         var routing = descriptor.pointer.pointee
         routing.capabilities = (routing.capabilities & ~slotCapabilities) | derived
-        let entry = CoderSlots.entryPoints(index)
-        let table = ip_coder(
-            struct_size: UInt32(MemoryLayout<ip_coder>.size),
-            descriptor: StaticStorage.value(routing),
-            sniff: sniffer == nil ? nil : entry.sniff,
-            probe: decoder == nil ? nil : entry.probe,
-            decode: decoder == nil ? nil : entry.decode,
-            frames_open: frames == nil ? nil : entry.frames_open,
-            frames_next: frames == nil ? nil : CoderSlots.framesNext,
-            frames_close: frames == nil ? nil : CoderSlots.framesClose,
-            incremental_open: incremental == nil ? nil : entry.incremental_open,
-            incremental_update: incremental == nil ? nil : CoderSlots.incrementalUpdate,
-            incremental_close: incremental == nil ? nil : CoderSlots.incrementalClose,
-            encode: encoder == nil ? nil : entry.encode)
-        return StaticTable(StaticStorage.value(table))
+        var table = ip_coder()
+        table.struct_size = UInt32(MemoryLayout<ip_coder>.size)
+        table.descriptor = StaticStorage.value(routing)
+        table.sniff2 = sniffer == nil ? nil : CoderSlots.sniff
+        table.probe2 = decoder == nil ? nil : CoderSlots.probe
+        table.decode2 = decoder == nil ? nil : CoderSlots.decode
+        table.frames_open2 = frames == nil ? nil : CoderSlots.framesOpen
+        table.frames_next = frames == nil ? nil : CoderSlots.framesNext
+        table.frames_close = frames == nil ? nil : CoderSlots.framesClose
+        table.incremental_open2 = incremental == nil ? nil : CoderSlots.incrementalOpen
+        table.incremental_update = incremental == nil ? nil : CoderSlots.incrementalUpdate
+        table.incremental_close = incremental == nil ? nil : CoderSlots.incrementalClose
+        table.encode2 = encoder == nil ? nil : CoderSlots.encode
+        let pointer = StaticStorage.value(table)
+        CoderSlots.registry.register(CoderSlots.Implementation(
+            sniffer: sniffer, decoder: decoder, frames: frames, incremental: incremental, encoder: encoder),
+            for: UnsafeRawPointer(pointer))
+        return StaticTable(pointer)
     }
 }

@@ -29,6 +29,20 @@ public struct LoadCallbacks: @unchecked Sendable {
         return data(table.context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == 0
     }
 
+    /// Reports one header line of the final response, before `response` (ABI 1.1; a 1.0 host does not ask, and
+    /// the line is dropped). True when the host accepts it.
+    public func header(name: String, value: String) -> Bool {
+        guard let header = table.header else { return true }
+        return name.withCString { n in value.withCString { v in header(table.context, n, v) == 0 } }
+    }
+
+    /// Asks whether to follow a redirect to `location` (absolute), before connecting to it (ABI 1.1). True when
+    /// the host allows it, or when the host (1.0) has no such callback.
+    public func redirect(statusCode: Int32, location: String) -> Bool {
+        guard let redirect = table.redirect else { return true }
+        return location.withCString { redirect(table.context, statusCode, $0) == 0 }
+    }
+
     /// The last call for the task.
     public func complete(_ status: ip_status, _ message: String) {
         message.withCString { table.complete(table.context, status, $0) }

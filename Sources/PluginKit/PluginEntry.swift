@@ -44,7 +44,13 @@ public enum PluginEntry {
             id: StaticStorage.cString(id), name: StaticStorage.cString(name),
             version: StaticStorage.cString(version), vendor: StaticStorage.cString(vendor),
             description: StaticStorage.cString(description),
-            init: { host, pluginPath, hostMinor, pluginMinor, _ in
+            init: { host, pluginPath, hostMinor, pluginMinor, message in
+                // The kit's tables fill ABI 1.1's slots only (those told their component): a 1.0 host would find
+                // the 1.0 slots empty, so it is refused here, with the reason, rather than failing slot by slot.
+                guard hostMinor >= 1 else {
+                    writeMessage(message, "built with PluginKit for imagepipe ABI 1.1; this host speaks 1.\(hostMinor)")
+                    return ip_status(IP_STATUS_UNSUPPORTED)
+                }
                 Host.attach(host, pluginPath: pluginPath)
                 pluginMinor?.pointee = min(hostMinor, UInt32(IP_ABI_MINOR))
                 return ip_status(IP_STATUS_OK)

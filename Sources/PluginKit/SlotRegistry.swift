@@ -1,27 +1,27 @@
 import Synchronization
 
-/// The components of one kind (coders, loaders or caches) a plugin registered through the kit, by number: filled
-/// while the plugin's entry table is built (before the host can call any slot), read by the numbered C entry
-/// points, which cannot carry which component they belong to.
-final class SlotRegistry<Element: Sendable>: Sendable {
-    /// How many components of the kind a plugin may define (numbered entry points exist for these).
-    let capacity: Int
+/// The Swift implementation behind each C table of one kind (coders, loaders or caches) a plugin built with the kit,
+/// keyed by the table's address: ABI 1.1's slots receive that address (the "2" slots, loader open, cache open2), so
+/// one shared C entry point per slot finds its implementation with no per-component trampolines and no cap on how
+/// many components a plugin defines. Filled while the plugin's tables are built (before the host can call any slot).
+final class ComponentRegistry<Element: Sendable>: Sendable {
     private let kind: String
-    private let elements = Mutex<[Element]>([])
+    /// By table address (an integer: a pointer is not Sendable).
+    private let elements = Mutex<[UInt: Element]>([:])
 
-    init(kind: String, capacity: Int) {
-        self.kind = kind
-        self.capacity = capacity
+    init(kind: String) { self.kind = kind }
+
+    func register(_ element: Element, for table: UnsafeRawPointer) {
+        let key = UInt(bitPattern: table)
+        elements.withLock { $0[key] = element }
     }
 
-    /// Adds a component; returns its number.
-    func register(_ element: Element) -> Int {
-        elements.withLock { list in
-            precondition(list.count < capacity, "PluginKit builds at most \(capacity) \(kind) per plugin")
-            list.append(element)
-            return list.count - 1
+    /// The implementation behind `table`; a pointer the kit never made is the host's error, reported, not trapped.
+    func element(for table: UnsafeRawPointer?) throws -> Element {
+        let key = table.map { UInt(bitPattern: $0) } ?? 0
+        guard let element = elements.withLock({ $0[key] }) else {
+            throw PluginFailure.internalError("called with a \(kind) table this plugin did not make")
         }
+        return element
     }
-
-    subscript(index: Int) -> Element { elements.withLock { $0[index] } }
 }

@@ -162,7 +162,7 @@ static ip_status decode(const ip_decode_request *request, ip_image *image, ip_me
 }
 
 static const ip_coder coder = {
-    sizeof(ip_coder), &descriptor, NULL, probe, decode, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    .struct_size = sizeof(ip_coder), .descriptor = &descriptor, .probe = probe, .decode = decode,
 };
 static const ip_coder *const coders[] = {&coder};
 static const ip_coder_factory factory = {sizeof(ip_coder_factory), 1, coders};

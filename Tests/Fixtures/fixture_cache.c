@@ -183,7 +183,8 @@ static const ip_cache_descriptor descriptor = {
     sizeof(ip_cache_descriptor), "org.imagepipe.test.memory-cache/1", "In-memory test cache", "1.0.0", IP_CACHE_THREAD_SAFE, 100,
 };
 static const ip_cache cache = {
-    sizeof(ip_cache), &descriptor, cache_open, cache_get, cache_put, cache_remove, cache_clear, cache_stats, cache_close,
+    .struct_size = sizeof(ip_cache), .descriptor = &descriptor, .open = cache_open, .get = cache_get, .put = cache_put,
+    .remove = cache_remove, .clear = cache_clear, .stats = cache_stats, .close = cache_close,
 };
 static const ip_cache *const caches[] = {&cache};
 static const ip_cache_factory factory = {sizeof(ip_cache_factory), 1, caches};

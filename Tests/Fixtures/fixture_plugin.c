@@ -106,9 +106,9 @@ static ip_status frames_next(ip_frame_iterator *iterator, const ip_call *call, i
     return IP_STATUS_END;
 }
 static void frames_close(ip_frame_iterator *iterator) { (void)iterator; }
-#define FIXTURE_FRAMES frames_open, frames_next, frames_close
+#define FIXTURE_FRAMES .frames_open = frames_open, .frames_next = frames_next, .frames_close = frames_close
 #else
-#define FIXTURE_FRAMES NULL, NULL, NULL
+#define FIXTURE_FRAMES .frames_open = NULL
 #endif
 
 #ifdef FIXTURE_FUTURE_MINOR
@@ -120,14 +120,16 @@ typedef struct future_coder {
     void (*added_later[4])(void);
 } future_coder;
 static const future_coder coder_storage = {
-    {sizeof(future_coder), &descriptor, sniff, probe, decode, FIXTURE_FRAMES, NULL, NULL, NULL, NULL},
+    {.struct_size = sizeof(future_coder), .descriptor = &descriptor, .sniff = sniff, .probe = probe, .decode = decode,
+     FIXTURE_FRAMES},
     {must_not_be_called, must_not_be_called, must_not_be_called, must_not_be_called},
 };
 #define CODER (&coder_storage.known)
 #define BUILT_MINOR (IP_ABI_MINOR + FIXTURE_FUTURE_MINOR)
 #else
 static const ip_coder coder = {
-    sizeof(ip_coder), &descriptor, sniff, probe, decode, FIXTURE_FRAMES, NULL, NULL, NULL, NULL,
+    .struct_size = sizeof(ip_coder), .descriptor = &descriptor, .sniff = sniff, .probe = probe, .decode = decode,
+    FIXTURE_FRAMES
 };
 #define CODER (&coder)
 #define BUILT_MINOR IP_ABI_MINOR

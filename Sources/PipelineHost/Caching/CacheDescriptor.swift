@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 /// A cache plugin's routing data, copied out of its static descriptor.
 public struct CacheDescriptor: Sendable, Hashable, Codable {
@@ -31,12 +32,12 @@ public struct CacheDescriptor: Sendable, Hashable, Codable {
 /// A cache inside a plugin (opened on first use). The caches manager (with query/store policies) builds on these.
 public final class PluginCache: Sendable {
     public let descriptor: CacheDescriptor
-    private let table: LazyTable<ip_cache>
+    private let table: LazyTable<CacheEntryPoints>
 
-    init(descriptor: CacheDescriptor, table: LazyTable<ip_cache>) {
+    init(descriptor: CacheDescriptor, table: LazyTable<CacheEntryPoints>) {
         self.descriptor = descriptor
         self.table = table
     }
 
-    func vtable() throws -> ip_cache { try table.get() }
+    func vtable() throws -> CacheEntryPoints { try table.get() }
 }

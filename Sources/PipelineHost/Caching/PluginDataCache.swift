@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 /// A cache plugin's store, opened with a configuration string, as a `DataCaching` backend.
 ///
@@ -13,12 +14,12 @@ public final class PluginDataCache: DataCaching, @unchecked Sendable {
 
     init(cache: PluginCache, configuration: String?) throws {
         descriptor = cache.descriptor
-        let table = try cache.vtable()
-        self.table = table
+        let entryPoints = try cache.vtable()
+        table = entryPoints.table
         var message = MessageBuffer()
         var opened: OpaquePointer?
         let status = withOptionalCString(configuration) { config in
-            message.withMessage { m in PluginStatus(abi: table.open(config, &opened, m)) }
+            message.withMessage { m in PluginStatus(abi: entryPoints.open?(config, &opened, m) ?? ip_status(IP_STATUS_INTERNAL)) }
         }
         guard status == .ok else { throw PipelineError.cacheFailed(cache: cache.descriptor.id, status: status, message: message.text) }
         store = opened

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 /// Reads an animation one composited frame at a time through the coder's frames_open / frames_next /
 /// frames_close slots, so a long animation is never held in memory unless the caller collects it.
@@ -23,7 +24,7 @@ public final class FrameReader {
     private var decoded: [Image]?
 
     init(coder: PluginCoder, data source: [UInt8], options requested: DecodeOptions, transformers: [any ImageTransforming] = []) throws {
-        guard let open = try coder.vtable().frames_open, coder.descriptor.capabilities.contains(.animated) else {
+        guard let open = try coder.vtable().framesOpen, coder.descriptor.capabilities.contains(.animated) else {
             throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .unsupported, message: "this coder does not read animations")
         }
         // Every frame is finished as a still decode is (the same plan: size, gravity, budget, colour, tint).
@@ -66,7 +67,7 @@ public final class FrameReader {
     }
 
     deinit {
-        if let iterator, let close = try? coder.vtable().frames_close { coder.calling { close(iterator) } }
+        if let iterator, let close = try? coder.vtable().table.frames_close { coder.calling { close(iterator) } }
         release()
     }
 
@@ -84,7 +85,7 @@ public final class FrameReader {
     /// The next composited frame (finished like a still decode: `FinishingStep`), or nil after the last.
     public func next() throws -> Image? {
         if decoded != nil { return decoded?.popLast() }
-        guard !finished, let next = try coder.vtable().frames_next else { return nil }
+        guard !finished, let next = try coder.vtable().table.frames_next else { return nil }
         var frame = ip_image()
         frame.struct_size = UInt32(MemoryLayout<ip_image>.size)
         var message = MessageBuffer()

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 /// Decodes while bytes arrive, through a coder's incremental slots: each update gets every byte received so
 /// far and returns a preview when the coder can draw one (progressive JPEG scans, WebP rows ...).
@@ -8,14 +9,14 @@ public final class IncrementalDecoder {
     public let coder: PluginCoder
     private let finishing: FinishingStep
     private let decoder: OpaquePointer?
-    private let table: ip_coder
+    private let table: CoderEntryPoints
     private let context: CallContext
 
     /// `prefix`: the bytes received so far, for the plan's probe (a budget or a gravity needs the source's size:
     /// the headers are at the start of every format that decodes incrementally).
     init(coder: PluginCoder, prefix: [UInt8], options requested: DecodeOptions, transformers: [any ImageTransforming]) throws {
         let table = try coder.vtable()
-        guard coder.descriptor.capabilities.contains(.incremental), let open = table.incremental_open else {
+        guard coder.descriptor.capabilities.contains(.incremental), let open = table.incrementalOpen else {
             throw PipelineError.decodingFailed(coder: coder.descriptor.id, status: .unsupported, message: "this coder does not decode incrementally")
         }
         let plan = try prefix.withUnsafeBytes { bytes in
@@ -34,14 +35,14 @@ public final class IncrementalDecoder {
     }
 
     deinit {
-        if let close = table.incremental_close { coder.calling { close(decoder) } }
+        if let close = table.table.incremental_close { coder.calling { close(decoder) } }
     }
 
     /// Feeds all bytes received so far; returns a preview (or, with `isFinal`, the finished image) finished like a
     /// one-shot decode, the request's transformers included (a preview has the final image's size), or nil when
     /// the coder cannot draw anything yet.
     public func update(data: [UInt8], isFinal: Bool) throws -> Image? {
-        guard let update = table.incremental_update else { return nil }
+        guard let update = table.table.incremental_update else { return nil }
         var image = ip_image()
         image.struct_size = UInt32(MemoryLayout<ip_image>.size)
         var message = MessageBuffer()

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 extension PluginCoder {
     /// Reads the source's facts without decoding pixels.

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 import Synchronization
 
 /// A coder inside a loaded plugin: the host's adapter over its `ip_coder` vtable.
@@ -10,16 +11,16 @@ public final class PluginCoder: Sendable {
     public let descriptor: CoderDescriptor
     /// The plugin file that provides the coder (a worker opens exactly this file for it).
     public let pluginPath: String
-    private let table: LazyTable<ip_coder>
+    private let table: LazyTable<CoderEntryPoints>
 
-    init(descriptor: CoderDescriptor, table: LazyTable<ip_coder>, pluginPath: String) {
+    init(descriptor: CoderDescriptor, table: LazyTable<CoderEntryPoints>, pluginPath: String) {
         self.descriptor = descriptor
         self.table = table
         self.pluginPath = pluginPath
     }
 
     /// The coder's vtable, opening its plugin on first use.
-    func vtable() throws -> ip_coder { try table.get() }
+    func vtable() throws -> CoderEntryPoints { try table.get() }
 
     /// Opens the coder's plugin now, so that a later call does not wait for dlopen. A one-shot program calls it on
     /// another thread for its encoder while the decode runs (in a worker, the host thread only waits). A plugin
@@ -27,7 +28,7 @@ public final class PluginCoder: Sendable {
     public func preload() { _ = try? table.get() }
 
     /// A capability flag promises a slot; a confirm-by-sniff pattern needs sniff.
-    static func checkSlots(_ table: ip_coder, _ d: CoderDescriptor) throws {
+    static func checkSlots(_ table: CoderEntryPoints, _ d: CoderDescriptor) throws {
         func require(_ present: Bool, _ what: String) throws {
             if !present { throw ABIReading.Failure("coder \(d.id) claims \(what) but its slot is empty") }
         }
@@ -38,10 +39,10 @@ public final class PluginCoder: Sendable {
         if caps.contains(.decode) { try require(table.decode != nil && table.probe != nil, "decode (probe + decode)") }
         if caps.contains(.encode) { try require(table.encode != nil, "encode") }
         if caps.contains(.animated) {
-            try require(table.frames_open != nil && table.frames_next != nil && table.frames_close != nil, "animation")
+            try require(table.framesOpen != nil && table.table.frames_next != nil && table.table.frames_close != nil, "animation")
         }
         if caps.contains(.incremental) {
-            try require(table.incremental_open != nil && table.incremental_update != nil && table.incremental_close != nil,
+            try require(table.incrementalOpen != nil && table.table.incremental_update != nil && table.table.incremental_close != nil,
                         "incremental decoding")
         }
         if d.patterns.contains(where: \.confirmWithSniff) { try require(table.sniff != nil, "confirm-by-sniff patterns") }

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 extension PluginCoder {
     /// Encodes still images (one, or several frames of an animation) to bytes.

@@ -14,6 +14,8 @@ final class LoadSession: Sendable {
         var finished = false
         var rejection: (PluginStatus, String)?
         var response: LoadResponse?
+        /// Header lines of the final response (ABI 1.1 `header`), gathered before `response` arrives.
+        var headers: [LoadResponse.Header] = []
         var nextSnapshot = 16 << 10
 
         /// The final outcome, moving the bytes out.
@@ -57,9 +59,9 @@ final class LoadSession: Sendable {
             response: { context, status, expected, contentType, effectiveURL in
                 guard let context else { return 1 }
                 let session = Unmanaged<LoadSession>.fromOpaque(context).takeUnretainedValue()
-                return session.response(LoadResponse(
-                    statusCode: Int(status), expectedSize: expected < 0 ? nil : Int(expected),
-                    contentType: contentType.map { String(cString: $0) }, effectiveURL: effectiveURL.map { String(cString: $0) }))
+                return session.response(statusCode: Int(status), expectedSize: expected < 0 ? nil : Int(expected),
+                                        contentType: contentType.map { String(cString: $0) },
+                                        effectiveURL: effectiveURL.map { String(cString: $0) })
             },
             data: { context, bytes, size in
                 guard let context else { return 1 }
@@ -70,7 +72,40 @@ final class LoadSession: Sendable {
                 guard let context else { return }
                 let session = Unmanaged<LoadSession>.fromOpaque(context).takeRetainedValue()
                 session.complete(PluginStatus(abi: status), message.map { String(cString: $0) } ?? "")
+            },
+            header: { context, name, value in
+                guard let context, let name else { return 1 }
+                let session = Unmanaged<LoadSession>.fromOpaque(context).takeUnretainedValue()
+                return session.header(String(cString: name), value.map { String(cString: $0) } ?? "")
+            },
+            redirect: { context, status, location in
+                guard let context, let location else { return 1 }
+                let session = Unmanaged<LoadSession>.fromOpaque(context).takeUnretainedValue()
+                return session.redirect(statusCode: Int(status), to: String(cString: location))
             })
+    }
+
+    /// At most this many header lines and bytes of them are kept: an origin's headers are hostile input too.
+    static let headerLimit = (lines: 200, bytes: 64 << 10)
+
+    private func header(_ name: String, _ value: String) -> Int32 {
+        state.withLock { s in
+            let used = s.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+            guard s.headers.count < Self.headerLimit.lines, used + name.utf8.count + value.utf8.count <= Self.headerLimit.bytes else {
+                s.rejection = (.limitExceeded, "the response has more than \(Self.headerLimit.lines) header lines or \(Self.headerLimit.bytes >> 10) KiB of them")
+                return 1
+            }
+            s.headers.append(LoadResponse.Header(name: name, value: value))
+            return 0
+        }
+    }
+
+    /// The host's verdict on one redirect hop (ABI 1.1); without a hook every hop the loader would follow is fine.
+    private func redirect(statusCode: Int, to target: String) -> Int32 {
+        guard let approve = hooks.approveRedirect else { return 0 }
+        if approve(statusCode, target) { return 0 }
+        state.withLock { s in s.rejection = (.refused, "a redirect (HTTP \(statusCode)) to a source the policy does not allow was refused") }
+        return 1
     }
 
     /// Releases the retain taken by `callbacks()` when the loader refused to start (no callback will come).
@@ -78,7 +113,10 @@ final class LoadSession: Sendable {
         if let context = callbacks.context { Unmanaged<LoadSession>.fromOpaque(context).release() }
     }
 
-    private func response(_ response: LoadResponse) -> Int32 {
+    private func response(statusCode: Int, expectedSize: Int?, contentType: String?, effectiveURL: String?) -> Int32 {
+        let headers = state.withLock { $0.headers }
+        let response = LoadResponse(statusCode: statusCode, expectedSize: expectedSize, contentType: contentType,
+                                    effectiveURL: effectiveURL, headers: headers)
         // The host's validation runs outside the lock: it is caller code.
         var rejection: (PluginStatus, String)?
         do { try hooks.validateResponse(response) } catch let error as HTTPStatusError {

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 extension PluginLoader: DataLoading {
     public func canLoad(url: String) -> Bool { descriptor.schemes.contains(urlScheme(of: url)) }
@@ -10,7 +11,7 @@ extension PluginLoader: DataLoading {
 
     /// Loads with host-side hooks: response validation (a rejected response stops the transfer) and progress.
     public func load(url: String, options: LoadOptions, hooks: LoadHooks) async throws -> [UInt8] {
-        let vtable = try self.vtable()
+        let loader = try opened()
         let session = LoadSession(url: url, loaderID: descriptor.id, maxBytes: options.maxBytes, hooks: hooks)
         var callbacks = session.callbacks()
         var message = MessageBuffer()
@@ -26,7 +27,7 @@ extension PluginLoader: DataLoading {
                         | (options.maxRedirects == 0 ? UInt32(IP_LOAD_NO_REDIRECTS) : 0),
                     first_byte_timeout_ms: UInt32(clamping: Int((options.firstByteTimeout ?? 0) * 1000)))
                 var task: OpaquePointer?
-                let status = message.withMessage { m in PluginStatus(abi: vtable.start(&request, &callbacks, &task, m)) }
+                let status = message.withMessage { m in PluginStatus(abi: loader.start(&request, &callbacks, &task, m)) }
                 guard status == .ok else {
                     session.releaseUnstarted(callbacks)
                     throw PipelineError.loadingFailed(url: url, loader: descriptor.id, status: status, message: message.text)
@@ -34,10 +35,11 @@ extension PluginLoader: DataLoading {
                 return task
             }
         }
-        let cancel = vtable.cancel, release = vtable.release
+        let cancel = loader.entryPoints.table.cancel, release = loader.entryPoints.table.release
         // The task pointer is only passed back to the plugin that made it.
         nonisolated(unsafe) let handle = task
-        defer { release?(handle) }
+        // The instance outlives its task: it may be closed only after the task is released (loader.h).
+        defer { release?(handle); withExtendedLifetime(loader) {} }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { session.wait($0) }
         } onCancel: {

@@ -40,17 +40,17 @@ final class PluginSource: Sendable {
         self.pluginID = pluginID
     }
 
-    func coder(_ id: String) throws -> ip_coder {
+    func coder(_ id: String) throws -> CoderEntryPoints {
         guard let table = try tables().coders[id] else { throw missing(id) }
         return table
     }
 
-    func loader(_ id: String) throws -> ip_loader {
+    func loader(_ id: String) throws -> LoaderEntryPoints {
         guard let table = try tables().loaders[id] else { throw missing(id) }
         return table
     }
 
-    func cache(_ id: String) throws -> ip_cache {
+    func cache(_ id: String) throws -> CacheEntryPoints {
         guard let table = try tables().caches[id] else { throw missing(id) }
         return table
     }
@@ -75,11 +75,11 @@ final class PluginSource: Sendable {
 
 /// `@unchecked Sendable`: immutable copies of static tables inside a never-unloaded library.
 final class OpenedTables: @unchecked Sendable {
-    let coders: [String: ip_coder]
-    let loaders: [String: ip_loader]
-    let caches: [String: ip_cache]
+    let coders: [String: CoderEntryPoints]
+    let loaders: [String: LoaderEntryPoints]
+    let caches: [String: CacheEntryPoints]
 
-    init(coders: [String: ip_coder], loaders: [String: ip_loader], caches: [String: ip_cache]) {
+    init(coders: [String: CoderEntryPoints], loaders: [String: LoaderEntryPoints], caches: [String: CacheEntryPoints]) {
         self.coders = coders
         self.loaders = loaders
         self.caches = caches
@@ -87,3 +87,4 @@ final class OpenedTables: @unchecked Sendable {
 }
 
 import PluginAPI
+import VersionedStructs

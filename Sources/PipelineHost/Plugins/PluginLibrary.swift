@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PluginAPI
+import VersionedStructs
 
 /// Opens one plugin file and turns its entry table into host objects, or a reason it was refused.
 ///
@@ -87,9 +88,9 @@ struct PluginLibrary {
 
     /// Every component's descriptor and table, validated; nothing of the plugin runs but get_factory.
     struct Inspection {
-        var coders: [(CoderDescriptor, ip_coder)] = []
-        var loaders: [(LoaderDescriptor, ip_loader)] = []
-        var caches: [(CacheDescriptor, ip_cache)] = []
+        var coders: [(CoderDescriptor, CoderEntryPoints)] = []
+        var loaders: [(LoaderDescriptor, LoaderEntryPoints)] = []
+        var caches: [(CacheDescriptor, CacheEntryPoints)] = []
         var isEmpty: Bool { coders.isEmpty && loaders.isEmpty && caches.isEmpty }
     }
 
@@ -100,8 +101,9 @@ struct PluginLibrary {
             for pointer in try items(factory.coders, count: factory.coder_count, named: "coders") {
                 let table = try ABIReading.read(pointer, as: ip_coder.self, named: "coder")
                 let descriptor = try CoderDescriptor(reading: table.descriptor, pluginID: entry.id)
-                try PluginCoder.checkSlots(table, descriptor)
-                result.coders.append((descriptor, table))
+                let entryPoints = CoderEntryPoints(pointer: pointer!, table: table)
+                try PluginCoder.checkSlots(entryPoints, descriptor)
+                result.coders.append((descriptor, entryPoints))
             }
         }
         if let raw = factory(IP_LOADER_FACTORY_ID) {
@@ -109,10 +111,11 @@ struct PluginLibrary {
             for pointer in try items(factory.loaders, count: factory.loader_count, named: "loaders") {
                 let table = try ABIReading.read(pointer, as: ip_loader.self, named: "loader")
                 let descriptor = try LoaderDescriptor(reading: table.descriptor, pluginID: entry.id)
-                guard table.start != nil, table.cancel != nil, table.release != nil else {
-                    throw ABIReading.Failure("loader \(descriptor.id) lacks start, cancel or release")
+                let entryPoints = LoaderEntryPoints(pointer: pointer!, table: table)
+                guard entryPoints.isComplete else {
+                    throw ABIReading.Failure("loader \(descriptor.id) lacks start (or open, start2 and close), cancel or release")
                 }
-                result.loaders.append((descriptor, table))
+                result.loaders.append((descriptor, entryPoints))
             }
         }
         if let raw = factory(IP_CACHE_FACTORY_ID) {
@@ -120,10 +123,11 @@ struct PluginLibrary {
             for pointer in try items(factory.caches, count: factory.cache_count, named: "caches") {
                 let table = try ABIReading.read(pointer, as: ip_cache.self, named: "cache")
                 let descriptor = try CacheDescriptor(reading: table.descriptor, pluginID: entry.id)
-                guard table.open != nil, table.get != nil, table.put != nil, table.remove != nil, table.close != nil else {
+                let entryPoints = CacheEntryPoints(pointer: pointer!, table: table)
+                guard entryPoints.open != nil, table.get != nil, table.put != nil, table.remove != nil, table.close != nil else {
                     throw ABIReading.Failure("cache \(descriptor.id) lacks one of open, get, put, remove, close")
                 }
-                result.caches.append((descriptor, table))
+                result.caches.append((descriptor, entryPoints))
             }
         }
         return result

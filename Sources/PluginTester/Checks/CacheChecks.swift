@@ -57,13 +57,13 @@ enum CacheChecks {
         } else {
             for key in [prefix + "empty", prefix + "big", longKey, odd] { _ = cache.remove(store, key) }
         }
-        if let stats = cache.table.stats {
+        if let stats = cache.table.table.stats {
             var value = ip_cache_stats()
             value.struct_size = UInt32(MemoryLayout<ip_cache_stats>.size)
             let status = Watchdog.guarding("cache stats", limit: context.settings.callLimit) { stats(store, &value) }
             if status != IP_STATUS_OK { context.warn("stats returned \(StatusName.of(status))") }
         }
-        context.note("open, put, get, overwrite, remove, \(cache.table.clear == nil ? "" : "clear, ")big values and long keys behave")
+        context.note("open, put, get, overwrite, remove, \(cache.table.table.clear == nil ? "" : "clear, ")big values and long keys behave")
     }
 
     static let concurrency = CheckDefinition(id: "cache.concurrency", title: "put/get/remove from 4 threads", scope: .cache, applies: { d, i in

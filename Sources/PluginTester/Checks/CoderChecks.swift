@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 /// Applicability rules shared by the coder checks (decided in the parent from the description).
 enum Applies {
@@ -199,7 +200,7 @@ enum MagicMatch {
         return false
     }
 
-    static func choose(_ data: [UInt8], coders: [PluginDescription.Coder], tables: [ip_coder], callLimit: Double) -> Int? {
+    static func choose(_ data: [UInt8], coders: [PluginDescription.Coder], tables: [CoderEntryPoints], callLimit: Double) -> Int? {
         var candidates: [(index: Int, relevance: Int, sniff: Bool)] = []
         for (index, coder) in coders.enumerated() where coder.decodes {
             let hits = coder.patterns.filter { matches($0, data) }

@@ -1,4 +1,5 @@
 import PluginAPI
+import VersionedStructs
 
 /// The static descriptors the host routes by: every string, ID, list, flag and magic pattern, all problems listed.
 enum DescriptorChecks {
@@ -23,7 +24,10 @@ enum DescriptorChecks {
         }
         for (index, loader) in try plugin.loaders().enumerated() {
             let label = "loader #\(index)"
-            let d = try ABICopy.read(loader.descriptor, as: ip_loader_descriptor.self, named: "\(label) descriptor")
+            let d = try ABICopy.read(loader.table.descriptor, as: ip_loader_descriptor.self, named: "\(label) descriptor")
+            if !loader.isComplete {
+                context.fail("\(label) lacks start (or, ABI 1.1, open + start2 + close), cancel or release")
+            }
             ids.append(checkID(d.id, "\(label) id", revision: true, context))
             checkStrings(d.name, d.version, label, context)
             let schemes = checkList(d.schemes, "\(label) schemes", context)
@@ -31,18 +35,15 @@ enum DescriptorChecks {
             for scheme in schemes where scheme != scheme.lowercased() || scheme.contains(":") {
                 context.fail("\(label) scheme \"\(scheme)\" must be lower case without ':'")
             }
-            if loader.start == nil || loader.cancel == nil || loader.release == nil {
-                context.fail("\(label) lacks start, cancel or release")
-            }
             checkUnknownBits(d.capabilities, known: 0b11, label, context)
         }
         for (index, cache) in try plugin.caches().enumerated() {
             let label = "cache #\(index)"
-            let d = try ABICopy.read(cache.descriptor, as: ip_cache_descriptor.self, named: "\(label) descriptor")
+            let d = try ABICopy.read(cache.table.descriptor, as: ip_cache_descriptor.self, named: "\(label) descriptor")
             ids.append(checkID(d.id, "\(label) id", revision: true, context))
             checkStrings(d.name, d.version, label, context)
-            if cache.open == nil || cache.get == nil || cache.put == nil || cache.remove == nil || cache.close == nil {
-                context.fail("\(label) lacks one of open, get, put, remove, close")
+            if cache.open == nil || cache.table.get == nil || cache.table.put == nil || cache.table.remove == nil || cache.table.close == nil {
+                context.fail("\(label) lacks one of open (or, ABI 1.1, open2), get, put, remove, close")
             }
             checkUnknownBits(d.capabilities, known: 0b111, label, context)
         }
@@ -95,9 +96,9 @@ enum DescriptorChecks {
         }
     }
 
-    private static func checkCoder(_ coder: ip_coder, index: Int, _ context: CheckContext) -> String {
+    private static func checkCoder(_ coder: CoderEntryPoints, index: Int, _ context: CheckContext) -> String {
         let label = "coder #\(index)"
-        guard let d = try? ABICopy.read(coder.descriptor, as: ip_coder_descriptor.self, named: "\(label) descriptor") else {
+        guard let d = try? ABICopy.read(coder.table.descriptor, as: ip_coder_descriptor.self, named: "\(label) descriptor") else {
             context.fail("\(label): descriptor is NULL or its struct_size is absurd")
             return ""
         }
@@ -121,18 +122,18 @@ enum DescriptorChecks {
         let slotRules: [(UInt64, String, Bool, String)] = [
             (IP_CODER_CAN_DECODE, "CAN_DECODE", coder.probe != nil && coder.decode != nil, "probe and decode"),
             (IP_CODER_CAN_ENCODE, "CAN_ENCODE", coder.encode != nil, "encode"),
-            (IP_CODER_ANIMATED, "ANIMATED", coder.frames_open != nil && coder.frames_next != nil && coder.frames_close != nil,
+            (IP_CODER_ANIMATED, "ANIMATED", coder.framesOpen != nil && coder.table.frames_next != nil && coder.table.frames_close != nil,
              "frames_open, frames_next and frames_close"),
             (IP_CODER_INCREMENTAL, "INCREMENTAL",
-             coder.incremental_open != nil && coder.incremental_update != nil && coder.incremental_close != nil,
+             coder.incrementalOpen != nil && coder.table.incremental_update != nil && coder.table.incremental_close != nil,
              "incremental_open, incremental_update and incremental_close"),
         ]
         for (flag, flagName, present, slots) in slotRules {
             if has(flag) && !present { context.fail("\(named) claims \(flagName) but lacks \(slots)") }
         }
         if !has(IP_CODER_CAN_ENCODE) && coder.encode != nil { context.warn("\(named) has an encode slot but does not claim CAN_ENCODE") }
-        if !has(IP_CODER_ANIMATED) && coder.frames_open != nil { context.warn("\(named) has frames slots but does not claim ANIMATED") }
-        if !has(IP_CODER_INCREMENTAL) && coder.incremental_open != nil {
+        if !has(IP_CODER_ANIMATED) && coder.framesOpen != nil { context.warn("\(named) has frames slots but does not claim ANIMATED") }
+        if !has(IP_CODER_INCREMENTAL) && coder.incrementalOpen != nil {
             context.warn("\(named) has incremental slots but does not claim INCREMENTAL")
         }
         if (has(IP_CODER_SCALES) || has(IP_CODER_ANIMATED)) && !has(IP_CODER_CAN_DECODE) {

@@ -2,13 +2,14 @@
 import Glibc
 #endif
 import PluginAPI
+import VersionedStructs
 
 /// One coder of the plugin under test, called through its C table with `TestHost` services. Every call runs under
 /// the watchdog, reads its input from a read-only buffer that ends at a guard page, and reports its status,
 /// message and whatever rule it broke, instead of throwing.
 /// `@unchecked Sendable`: an immutable copy of a static C table; concurrent use is what THREAD_SAFE promises.
 struct CoderUnderTest: @unchecked Sendable {
-    let table: ip_coder
+    let table: CoderEntryPoints
     let info: PluginDescription.Coder
     /// Seconds one call may take before the check ends as timed out.
     let callLimit: Double
@@ -168,7 +169,7 @@ struct CoderUnderTest: @unchecked Sendable {
     /// Every frame through frames_open/next/close, up to `maximum` frames.
     func frames(_ data: [UInt8], _ options: Options = options(), maximum: Int, label: String)
         -> Outcome<[DecodedImage]> {
-        guard let open = table.frames_open, let next = table.frames_next, let close = table.frames_close else {
+        guard let open = table.framesOpen, let next = table.table.frames_next, let close = table.table.frames_close else {
             return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no frames slots")
         }
         let call = TestCall(limits: options.limits)
@@ -212,7 +213,7 @@ struct CoderUnderTest: @unchecked Sendable {
 
     /// Incremental decoding: `chunks` are the sizes of the successive arrivals; returns the final image.
     func incremental(_ data: [UInt8], chunks: [Int], _ options: Options = options(), label: String) -> Outcome<DecodedImage> {
-        guard let open = table.incremental_open, let update = table.incremental_update, let close = table.incremental_close else {
+        guard let open = table.incrementalOpen, let update = table.table.incremental_update, let close = table.table.incremental_close else {
             return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no incremental slots")
         }
         var decoder: OpaquePointer?

@@ -5,12 +5,13 @@ import Glibc
 import PipelineHost
 import PluginAPI
 import Synchronization
+import VersionedStructs
 
 /// One loader of the plugin under test, driven through its C table: a load's callbacks are recorded with the
 /// order rules of loader.h (response? → data* → complete, exactly once, last) checked as they arrive.
 /// `@unchecked Sendable`: an immutable copy of a static C table; concurrent use is what THREAD_SAFE promises.
 struct LoaderUnderTest: @unchecked Sendable {
-    let table: ip_loader
+    let table: LoaderEntryPoints
     let info: PluginDescription.Loader
     let callLimit: Double
 
@@ -99,16 +100,38 @@ struct LoaderUnderTest: @unchecked Sendable {
                     return state.completions.count
                 }
                 if count == 1 { recorder.finished.signal() }
-            })
+            },
+            header: { context, name, _ in
+                // ABI 1.1: header lines describe the final response, so they come before response() and data().
+                let recorder = Unmanaged<Recorder>.fromOpaque(context!).takeUnretainedValue()
+                recorder.state.withLock { state in
+                    if name == nil { state.problems.append("header() with a NULL name") }
+                    if state.responses > 0 || !state.bytes.isEmpty || !state.completions.isEmpty {
+                        state.problems.append("header() came after response(), data() or complete()")
+                    }
+                }
+                return 0
+            },
+            redirect: nil)
         var task: OpaquePointer?
         var message = [CChar](repeating: 0, count: 1024)
+        // ABI 1.1: an instance with the defaults (a 1.0 loader is its own instance); kept until the task is released.
+        let (openStatus, instance) = message.withUnsafeMutableBufferPointer { m in
+            Watchdog.guarding("loader open", limit: callLimit) {
+                table.open(configuration: "", message: ip_message(buffer: m.baseAddress, capacity: m.count))
+            }
+        }
+        guard let instance else {
+            return Result(startStatus: openStatus, startMessage: "open: " + ABICopy.text(message), completion: nil, bytes: [], problems: [])
+        }
+        defer { withExtendedLifetime(instance) {} }
         let startStatus = url.withCString { urlPointer in
             var request = ip_load_request(struct_size: UInt32(MemoryLayout<ip_load_request>.size), url: urlPointer, headers: nil,
                                           max_bytes: maxBytes, timeout_ms: 15000, connect_timeout_ms: 5000, max_redirects: 0,
                                           flags: 0, first_byte_timeout_ms: 0)
             return message.withUnsafeMutableBufferPointer { m in
                 Watchdog.guarding("loader start \(url)", limit: callLimit) {
-                    table.start(&request, &callbacks, &task, ip_message(buffer: m.baseAddress, capacity: m.count))
+                    instance.start(&request, &callbacks, &task, ip_message(buffer: m.baseAddress, capacity: m.count))
                 }
             }
         }
@@ -117,10 +140,10 @@ struct LoaderUnderTest: @unchecked Sendable {
             switch cancel {
             case .none: break
             case .immediately:
-                Watchdog.guarding("loader cancel right after start", limit: callLimit) { table.cancel(task) }
+                Watchdog.guarding("loader cancel right after start", limit: callLimit) { table.table.cancel(task) }
             case .afterFirstData:
                 if recorder.firstData.wait(timeout: .now() + wait) == .success {
-                    Watchdog.guarding("loader cancel after the first data", limit: callLimit) { table.cancel(task) }
+                    Watchdog.guarding("loader cancel after the first data", limit: callLimit) { table.table.cancel(task) }
                 }
             }
             if recorder.finished.wait(timeout: .now() + wait) == .timedOut {
@@ -131,7 +154,7 @@ struct LoaderUnderTest: @unchecked Sendable {
             }
             // Late callbacks after complete() are a bug: give them a moment to show up.
             usleep(50_000)
-            Watchdog.guarding("loader release", limit: callLimit) { table.release(task) }
+            Watchdog.guarding("loader release", limit: callLimit) { table.table.release(task) }
         } else {
             usleep(50_000)
             if recorder.state.withLock({ !$0.completions.isEmpty || $0.responses > 0 || !$0.bytes.isEmpty }) {
@@ -155,7 +178,7 @@ struct LoaderUnderTest: @unchecked Sendable {
 /// One cache of the plugin under test, through its C table.
 /// `@unchecked Sendable`: an immutable copy of a static C table; concurrent use is what THREAD_SAFE promises.
 struct CacheUnderTest: @unchecked Sendable {
-    let table: ip_cache
+    let table: CacheEntryPoints
     let info: PluginDescription.Cache
     let callLimit: Double
 
@@ -167,9 +190,10 @@ struct CacheUnderTest: @unchecked Sendable {
         let status = message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding("cache open(\(configuration ?? "NULL"))", limit: callLimit) {
                 if let configuration {
-                    return configuration.withCString { table.open($0, &store, ip_message(buffer: m.baseAddress, capacity: m.count)) }
+                    return configuration.withCString { table.open?($0, &store, ip_message(buffer: m.baseAddress, capacity: m.count)) }
+                        ?? Int32(IP_STATUS_INTERNAL)
                 }
-                return table.open(nil, &store, ip_message(buffer: m.baseAddress, capacity: m.count))
+                return table.open?(nil, &store, ip_message(buffer: m.baseAddress, capacity: m.count)) ?? Int32(IP_STATUS_INTERNAL)
             }
         }
         return (status, ABICopy.text(message), store)
@@ -180,7 +204,7 @@ struct CacheUnderTest: @unchecked Sendable {
         return message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding("cache put \(key.prefix(40)) (\(value.count) bytes)", limit: callLimit) {
                 value.withUnsafeBufferPointer { bytes in
-                    key.withCString { table.put(store, $0, bytes.baseAddress, bytes.count, ip_message(buffer: m.baseAddress, capacity: m.count)) }
+                    key.withCString { table.table.put(store, $0, bytes.baseAddress, bytes.count, ip_message(buffer: m.baseAddress, capacity: m.count)) }
                 }
             }
         }
@@ -197,7 +221,7 @@ struct CacheUnderTest: @unchecked Sendable {
         var message = [CChar](repeating: 0, count: 1024)
         let status = message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding("cache get \(key.prefix(40))", limit: callLimit) {
-                key.withCString { table.get(store, $0, &byteSink, ip_message(buffer: m.baseAddress, capacity: m.count)) }
+                key.withCString { table.table.get(store, $0, &byteSink, ip_message(buffer: m.baseAddress, capacity: m.count)) }
             }
         }
         return (status, sink.bytes)
@@ -207,13 +231,13 @@ struct CacheUnderTest: @unchecked Sendable {
         var message = [CChar](repeating: 0, count: 1024)
         return message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding("cache remove \(key.prefix(40))", limit: callLimit) {
-                key.withCString { table.remove(store, $0, ip_message(buffer: m.baseAddress, capacity: m.count)) }
+                key.withCString { table.table.remove(store, $0, ip_message(buffer: m.baseAddress, capacity: m.count)) }
             }
         }
     }
 
     func clear(_ store: OpaquePointer?) -> Int32? {
-        guard let clear = table.clear else { return nil }
+        guard let clear = table.table.clear else { return nil }
         var message = [CChar](repeating: 0, count: 1024)
         return message.withUnsafeMutableBufferPointer { m in
             Watchdog.guarding("cache clear", limit: callLimit) { clear(store, ip_message(buffer: m.baseAddress, capacity: m.count)) }
@@ -221,6 +245,6 @@ struct CacheUnderTest: @unchecked Sendable {
     }
 
     func close(_ store: OpaquePointer?) {
-        Watchdog.guarding("cache close", limit: callLimit) { table.close(store) }
+        Watchdog.guarding("cache close", limit: callLimit) { table.table.close(store) }
     }
 }

@@ -56,7 +56,7 @@ struct PluginDescription: Codable, Sendable {
         version = CText.lenient(entry.version)
         abi = "\(entry.abi_major).\(entry.abi_minor)"
         for table in try plugin.coders() {
-            let d = try ABICopy.read(table.descriptor, as: ip_coder_descriptor.self, named: "ip_coder_descriptor")
+            let d = try ABICopy.read(table.table.descriptor, as: ip_coder_descriptor.self, named: "ip_coder_descriptor")
             var patterns: [Pattern] = []
             if let list = d.patterns, d.pattern_count <= 64 {
                 for index in 0..<Int(d.pattern_count) {
@@ -78,11 +78,11 @@ struct PluginDescription: Codable, Sendable {
                 hasSniff: table.sniff != nil, hasEncode: table.encode != nil))
         }
         for table in try plugin.loaders() {
-            let d = try ABICopy.read(table.descriptor, as: ip_loader_descriptor.self, named: "ip_loader_descriptor")
+            let d = try ABICopy.read(table.table.descriptor, as: ip_loader_descriptor.self, named: "ip_loader_descriptor")
             loaders.append(Loader(id: CText.lenient(d.id), schemes: CText.lenientList(d.schemes), capabilities: d.capabilities))
         }
         for table in try plugin.caches() {
-            let d = try ABICopy.read(table.descriptor, as: ip_cache_descriptor.self, named: "ip_cache_descriptor")
+            let d = try ABICopy.read(table.table.descriptor, as: ip_cache_descriptor.self, named: "ip_cache_descriptor")
             caches.append(Cache(id: CText.lenient(d.id), capabilities: d.capabilities))
         }
     }

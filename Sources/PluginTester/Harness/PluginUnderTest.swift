@@ -74,27 +74,27 @@ struct PluginUnderTest {
     }
 
     /// The coder tables (copied by struct_size), in factory order.
-    func coders() throws -> [ip_coder] {
+    func coders() throws -> [CoderEntryPoints] {
         guard let raw = factory(IP_CODER_FACTORY_ID) else { return [] }
         let factory = try ABICopy.read(raw, as: ip_coder_factory.self, named: "ip_coder_factory")
         return try ABICopy.list(factory.coders, count: factory.coder_count, named: "coders").map {
-            try ABICopy.read($0, as: ip_coder.self, named: "ip_coder")
+            CoderEntryPoints(pointer: $0, table: try ABICopy.read($0, as: ip_coder.self, named: "ip_coder"))
         }
     }
 
-    func loaders() throws -> [ip_loader] {
+    func loaders() throws -> [LoaderEntryPoints] {
         guard let raw = factory(IP_LOADER_FACTORY_ID) else { return [] }
         let factory = try ABICopy.read(raw, as: ip_loader_factory.self, named: "ip_loader_factory")
         return try ABICopy.list(factory.loaders, count: factory.loader_count, named: "loaders").map {
-            try ABICopy.read($0, as: ip_loader.self, named: "ip_loader")
+            LoaderEntryPoints(pointer: $0, table: try ABICopy.read($0, as: ip_loader.self, named: "ip_loader"))
         }
     }
 
-    func caches() throws -> [ip_cache] {
+    func caches() throws -> [CacheEntryPoints] {
         guard let raw = factory(IP_CACHE_FACTORY_ID) else { return [] }
         let factory = try ABICopy.read(raw, as: ip_cache_factory.self, named: "ip_cache_factory")
         return try ABICopy.list(factory.caches, count: factory.cache_count, named: "caches").map {
-            try ABICopy.read($0, as: ip_cache.self, named: "ip_cache")
+            CacheEntryPoints(pointer: $0, table: try ABICopy.read($0, as: ip_cache.self, named: "ip_cache"))
         }
     }
 }

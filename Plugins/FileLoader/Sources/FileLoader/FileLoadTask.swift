@@ -28,8 +28,8 @@ final class FileLoadTask: Sendable {
 
     /// Validates the request, then runs the load on a background thread; returns the task handle at once.
     /// A malformed request (bad URL, another host) fails here, synchronously, so no callback is ever made.
-    static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?) throws
-        -> OpaquePointer {
+    static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?,
+                      settings: NoLoaderSettings) throws -> OpaquePointer {
         guard let request else { throw PluginFailure.internalError("start called without a request") }
         let copy = try ABIStruct.read(request, named: "ip_load_request")
         guard let cURL = copy.url else { throw PluginFailure.internalError("the load request has no URL") }

@@ -15,6 +15,8 @@ import Synchronization
 final class HTTPLoadTask: @unchecked Sendable {
     let request: HTTPRequest
     let callbacks: LoadCallbacks
+    /// The engine of the instance that started the task (cancellations go to it).
+    let engine: TransferEngine
     /// The curl easy handle; nil once the transfer has finished and the handle was cleaned up.
     private(set) var easy: UnsafeMutableRawPointer?
     /// Owned by the handle's transfer (libcurl does not copy header lists); freed with the handle.
@@ -35,11 +37,16 @@ final class HTTPLoadTask: @unchecked Sendable {
     /// since: the first-byte deadline counts from the first and ends with the second.
     var startedAt: UInt64 = 0
     var headersBegan = false
+    /// The current response: its status and header lines (reset at each "HTTP/" status line), kept for the host's
+    /// `header` callback (final response) and for redirect vetting (a 3xx's Location).
+    var responseStatus = 0
+    var responseHeaders: [(name: String, value: String)] = []
     private var finished = false
 
-    private init(request: HTTPRequest, callbacks: LoadCallbacks) {
+    private init(request: HTTPRequest, callbacks: LoadCallbacks, engine: TransferEngine) {
         self.request = request
         self.callbacks = callbacks
+        self.engine = engine
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
@@ -50,12 +57,12 @@ final class HTTPLoadTask: @unchecked Sendable {
 
     /// Checks and copies the request, configures the transfer, and queues it; returns the task handle at once.
     /// Anything wrong with the request fails here, synchronously, so that no callback is ever made.
-    static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?) throws
-        -> OpaquePointer {
+    static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?,
+                      settings: HTTPLoaderSettings) throws -> OpaquePointer {
         let request = try HTTPRequest(copying: request)
         let callbacks = try LoadCallbacks(copying: callbacks)
-        let engine = try TransferEngine.engine()
-        let task = HTTPLoadTask(request: request, callbacks: callbacks)
+        let engine = try TransferEngine.engine(maxHostConnections: settings.maxHostConnections)
+        let task = HTTPLoadTask(request: request, callbacks: callbacks, engine: engine)
         try task.configure()
         let handle = OpaqueHandle.retain(task)
         engine.submit(task)
@@ -69,7 +76,7 @@ final class HTTPLoadTask: @unchecked Sendable {
     /// the mark, so a transfer that is delivering data stops at its next chunk even before the engine looks.
     func cancel() {
         guard !cancelRequested.exchange(true, ordering: .relaxed) else { return }
-        try? TransferEngine.engine().cancel(self)
+        engine.cancel(self)
     }
 
     /// Creates the easy handle and sets every option from the request. Caller's thread, before the engine

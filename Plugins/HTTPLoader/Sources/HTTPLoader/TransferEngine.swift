@@ -13,19 +13,26 @@ import Synchronization
 /// Other threads only hand work over: `submit` and `cancel` queue a task under a lock and wake the loop with
 /// `curl_multi_wakeup` (the one multi call documented as safe from another thread).
 ///
-/// The thread is created on the first load and lives for the process, as the plugin does (plugins are never
-/// unloaded); when idle it sleeps in `curl_multi_poll`.
+/// There is one engine per connection limit an instance of the loader was opened with (`HTTPLoaderSettings`):
+/// instances that agree share connections; in practice a process has one. An engine's thread is created on its
+/// first load and lives for the process, as the plugin does (plugins are never unloaded); when idle it sleeps in
+/// `curl_multi_poll`.
 ///
 /// `@unchecked Sendable`: `multi` and `active` are touched only by the engine thread (after `init` returns);
 /// the cross-thread queue is a `Mutex`.
 final class TransferEngine: @unchecked Sendable {
-    /// Per-host connection limit when IMAGEPIPE_HTTP_MAX_CONNECTIONS is unset or invalid.
-    static let defaultMaxHostConnections = 6
+    /// The engines by connection limit, each made by its first load. A failure (libcurl could not start) is kept
+    /// and rethrown each time.
+    private static let engines = Mutex<[Int: Result<TransferEngine, any Error>]>([:])
 
-    /// The engine, created by the first load. A failure (libcurl could not start) is kept and rethrown each time.
-    private static let shared = Result { try TransferEngine() }
-
-    static func engine() throws -> TransferEngine { try shared.get() }
+    static func engine(maxHostConnections: Int) throws -> TransferEngine {
+        try engines.withLock { engines in
+            if let engine = engines[maxHostConnections] { return engine }
+            let made = Result { try TransferEngine(maxHostConnections: maxHostConnections) }
+            engines[maxHostConnections] = made
+            return made
+        }.get()
+    }
 
     private struct Inbox {
         var started: [HTTPLoadTask] = []
@@ -38,11 +45,11 @@ final class TransferEngine: @unchecked Sendable {
     private var active: [ObjectIdentifier: HTTPLoadTask] = [:]
     let maxHostConnections: Int
 
-    private init() throws {
+    private init(maxHostConnections: Int) throws {
         try CurlGlobal.ensure()
         guard let multi = curl_multi_init() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_multi_init failed") }
         self.multi = multi
-        maxHostConnections = Self.configuredMaxHostConnections()
+        self.maxHostConnections = maxHostConnections
         // Transfers beyond the limit wait inside libcurl for a free connection; HTTP/2 multiplexes many
         // transfers over one connection, so the limit counts connections, not transfers.
         _ = ip_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
@@ -51,18 +58,6 @@ final class TransferEngine: @unchecked Sendable {
         // burst drains, so a burst's connections would be closed just before the next burst could reuse them.
         _ = ip_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(4 * maxHostConnections, 24))
         try startThread()
-    }
-
-    /// IMAGEPIPE_HTTP_MAX_CONNECTIONS: connections per host (1...1000); read once, when the engine starts.
-    /// (The ABI's load request has no field for it, and it is a property of the shared engine, not of one load.)
-    private static func configuredMaxHostConnections() -> Int {
-        guard let raw = getenv("IMAGEPIPE_HTTP_MAX_CONNECTIONS") else { return defaultMaxHostConnections }
-        let text = String(cString: raw)
-        guard let value = Int(text), (1...1000).contains(value) else {
-            Host.log(IP_LOG_WARNING, "IMAGEPIPE_HTTP_MAX_CONNECTIONS='\(text)' is not a number from 1 to 1000; using \(defaultMaxHostConnections)")
-            return defaultMaxHostConnections
-        }
-        return value
     }
 
     /// Queues a configured task; the engine thread adds it to the multi handle.

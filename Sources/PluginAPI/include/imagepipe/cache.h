@@ -60,6 +60,12 @@ typedef struct ip_cache {
     ip_status (*stats)(ip_cache_store *store, ip_cache_stats *stats);
     /* Closes the store; NULL is ignored. [host-thread] */
     void (*close)(ip_cache_store *store);
+
+    /* ---- ABI 1.1 ----
+     * open, told which cache it opens (the pointer the factory listed, as coder.h's "2" slots): the other slots get
+     * the plugin's own store. A host that speaks 1.1 calls open2 when it is non-NULL, else open. [host-thread] */
+    ip_status (*open2)(const struct ip_cache *cache, const char *configuration, ip_cache_store **store,
+                       ip_message message);
 } ip_cache;
 
 typedef struct ip_cache_factory {

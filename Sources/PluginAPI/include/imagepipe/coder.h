@@ -146,6 +146,27 @@ typedef struct ip_coder {
      * [thread-safe if IP_CODER_THREAD_SAFE, else host-serialised] */
     ip_status (*encode)(const ip_image *const *frames, uint32_t frame_count, const ip_encode_options *options,
                         const ip_call *call, const ip_byte_sink *sink, ip_message message);
+
+    /* ---- ABI 1.1: the same six slots, each told which coder it serves ----
+     * Each takes as its first argument the coder table the host reached it through (the very pointer the plugin's
+     * factory listed), as CLAP's slots take `const clap_plugin *`. One C function can then serve several coders, and a
+     * language binding finds its object from the pointer instead of generating one entry point per coder.
+     * Rule: a host that speaks 1.1 calls a "2" slot when it is non-NULL and the 1.0 slot of the same name otherwise
+     * (never both for one call); a filled "2" slot satisfies its capability bit as the 1.0 slot does. A plugin that
+     * fills only "2" slots must refuse a 1.0 host in init(), because a 1.0 host finds its 1.0 slots empty.
+     * Contracts, ownership and thread tags are those of the 1.0 slot of the same name. */
+    ip_status (*sniff2)(const struct ip_coder *coder, const uint8_t *data, size_t size);
+    ip_status (*probe2)(const struct ip_coder *coder, const ip_decode_request *request, ip_image_info *info,
+                        ip_message message);
+    ip_status (*decode2)(const struct ip_coder *coder, const ip_decode_request *request, ip_image *image,
+                         ip_message message);
+    ip_status (*frames_open2)(const struct ip_coder *coder, const ip_decode_request *request,
+                              ip_frame_iterator **iterator, ip_message message);
+    ip_status (*incremental_open2)(const struct ip_coder *coder, const ip_decode_options *options,
+                                   ip_incremental_decoder **decoder, ip_message message);
+    ip_status (*encode2)(const struct ip_coder *coder, const ip_image *const *frames, uint32_t frame_count,
+                         const ip_encode_options *options, const ip_call *call, const ip_byte_sink *sink,
+                         ip_message message);
 } ip_coder;
 
 typedef struct ip_coder_factory {

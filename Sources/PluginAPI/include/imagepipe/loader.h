@@ -87,9 +87,24 @@ typedef struct ip_load_callbacks {
     int32_t (*data)(void *context, const uint8_t *bytes, size_t size);
     /* The end: OK or an error status with a message (borrowed for the call). Exactly once. [loader-thread] */
     void (*complete)(void *context, ip_status status, const char *message);
+
+    /* ---- ABI 1.1: a loader calls these only when callbacks->struct_size covers them and they are non-NULL ---- */
+    /* One header line of the final response (the one response() describes), before response(): name as sent, value
+     * without its line end or surrounding blanks, both borrowed for the call. Repeated names come as repeated calls.
+     * Returns non-zero to reject the response, as response() does. Lets the host see validators and freshness
+     * (ETag, Last-Modified, Cache-Control, Age, Expires) without the ABI naming each one. [loader-thread] */
+    int32_t (*header)(void *context, const char *name, const char *value);
+    /* The loader is about to follow a redirect: the 3xx status_code and the absolute target URL (resolved against
+     * the URL that answered; borrowed for the call). Returns non-zero to refuse the hop: the loader then connects to
+     * nothing more and completes with IP_STATUS_REFUSED, whatever the target is (so a refusal never tells whether
+     * the target would have answered). Called once per hop, before any connection to the target. Lets the host
+     * hold every hop to the policy it held the first URL to. [loader-thread] */
+    int32_t (*redirect)(void *context, int32_t status_code, const char *location);
 } ip_load_callbacks;
 
 typedef struct ip_load_task ip_load_task;
+/* Opaque to the host (ABI 1.1): one configured instance of a loader. */
+typedef struct ip_loader_instance ip_loader_instance;
 
 typedef struct ip_loader {
     uint32_t struct_size;
@@ -102,6 +117,25 @@ typedef struct ip_loader {
     void (*cancel)(ip_load_task *task);
     /* Frees the task; called by the host once, after complete(). [thread-safe] */
     void (*release)(ip_load_task *task);
+
+    /* ---- ABI 1.1: configured instances ----
+     * Configuration reaches a loader from the host, never from the plugin's own environment or files it chooses:
+     * the host owns configuration (command line, service settings, credentials it was handed), so two pipelines in
+     * one process can use one loader differently, and what a loader obeys is what the host was told.
+     * open: makes an instance of this loader (the pointer the factory listed) from `configuration`: "key=value"
+     * lines separated by "\n", keys the loader documents; NULL or "" for its defaults. A key the loader does not
+     * know, or a value it cannot use, fails the open with IP_STATUS_UNSUPPORTED and a message naming the key,
+     * so a typo is never silently ignored. *instance is plugin-owned until close(). [host-thread]
+     * start2: start() within an instance. [thread-safe]
+     * close: releases an instance after its last task was released; NULL is ignored. [host-thread]
+     * Rule: the three come together. A host that speaks 1.1 opens an instance of a loader whose open is non-NULL
+     * before its first load and starts every load of it with start2; cancel and release work on tasks of either. A
+     * loader with only the 1.1 slots must refuse a 1.0 host in init(). */
+    ip_status (*open)(const struct ip_loader *loader, const char *configuration, ip_loader_instance **instance,
+                      ip_message message);
+    ip_status (*start2)(ip_loader_instance *instance, const ip_load_request *request,
+                        const ip_load_callbacks *callbacks, ip_load_task **task, ip_message message);
+    void (*close)(ip_loader_instance *instance);
 } ip_loader;
 
 typedef struct ip_loader_factory {

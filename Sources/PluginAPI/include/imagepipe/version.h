@@ -8,6 +8,9 @@
  *
  * 1.0 is frozen (Sources/PluginAPI/README.md): its struct sizes are the floor every reader accepts, and a verbatim
  * copy of its headers (Tests/Fixtures/abi-1.0) is checked against these on every test run.
+ * 1.1 appends (each marked "ABI 1.1" where it is declared): coder, loader and cache slots that receive their own
+ * component (coder.h "2" slots, ip_cache.open2), configured loader instances (ip_loader.open/start2/close), and the
+ * response-header and redirect callbacks of ip_load_callbacks.
  *
  * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
  * a table from a newer or older minor without knowing which fields that minor added.
@@ -19,7 +22,7 @@
 IP_EXTERN_C_BEGIN
 
 #define IP_ABI_MAJOR 1
-#define IP_ABI_MINOR 0
+#define IP_ABI_MINOR 1
 
 /* Largest struct_size a reader accepts before declaring a table corrupt. */
 #define IP_MAX_STRUCT_SIZE 4096
