@@ -8,8 +8,8 @@ import TestSupport
 extension ServeSecurityTests {
     // MARK: 2. Redirects
 
-    @Test("a redirect is never followed: not to another origin, not to a closed port, and the two answers are alike")
-    func redirectsAreNotFollowed() throws {
+    @Test("a redirect is followed only to an allowed source: not to another origin, not to a closed port (alike answers), yes inside the prefix")
+    func redirectsStayInsideTheAllowedSources() throws {
         let origin = try TestHTTPServer(root: root + "/photos")
         defer { origin.stop() }
         let secrets = try TestPaths.temporaryDirectory("secrets")
@@ -24,15 +24,19 @@ extension ServeSecurityTests {
         }
         let toOpen = try fetch(other.url("/secret.png"))
         let toClosed = try fetch("http://127.0.0.1:\(closed)/secret.png")
-        #expect(toOpen.status == 502, "\(toOpen.status) \(text(toOpen))")
+        #expect(toOpen.status == 403, "\(toOpen.status) \(text(toOpen))")
         #expect(try other.requestCount("/secret.png") == 0, "the disallowed origin was reached")
+        #expect(try other.connectionCount() == 0, "a connection was opened to the disallowed origin")
         #expect(toClosed.status == toOpen.status)
         // The answers differ only in the source URL they echo: nothing tells an open port from a closed one.
         let shape = { (reply: HTTPReply) in self.text(reply).replacing(/redirect-to\?url=[^ ]*/, with: "…") }
         #expect(shape(toOpen) == shape(toClosed), "\(shape(toOpen)) vs \(shape(toClosed))")
-        #expect(text(toOpen).contains("302"))
-        // Inside the allowed prefix too: none is followed.
-        #expect(try serve.get(serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/redirect?n=1")) + "@png")).status == 502)
+        // Not to a local file either, and not past the hop limit.
+        #expect(try fetch("file:///etc/passwd").status == 403)
+        // Inside the allowed prefix: followed, hop by hop.
+        let inside = try serve.get(serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/redirect?n=2")) + "@png"))
+        #expect(inside.status == 200, "\(inside.status) \(text(inside))")
+        #expect(try origin.requestCount("/redirect") == 2)
         #expect(serve.terminate() == 0)
     }
 

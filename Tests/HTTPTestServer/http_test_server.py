@@ -11,7 +11,8 @@ With --tls-cert and --tls-key it speaks HTTPS (HTTP/1.1 over TLS) instead.
 Generated bodies ("pattern bytes") are byte i = i % 251, so a test can rebuild them without a fixture.
 
 Endpoints (GET):
-  /<name>                      the file DIR/<name> (e.g. /image.png), Content-Type from the extension
+  /<name>[?max_age=N]          the file DIR/<name> (e.g. /image.png), Content-Type from the extension, with ETag and
+                               Last-Modified (and Cache-Control: max-age=N); If-None-Match with that ETag gets a 304
   /slow?bytes=N&delay=MS[&chunk=C]  N pattern bytes with Content-Length, C bytes (default 1024) every MS ms
   /slowfile?name=F&delay=MS[&chunk=C]  DIR/F with Content-Length, C bytes (default 1024) every MS ms
   /stall?ms=MS                 nothing for MS ms (not even the status line), then DIR/image.png
@@ -33,7 +34,9 @@ Endpoints (GET):
 """
 
 import argparse
+import email.utils
 import gzip
+import hashlib
 import http.server
 import json
 import mimetypes
@@ -226,8 +229,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = self.read_file(path.lstrip("/"))
             if body is None:
                 return self.send_body(b"no such file", "text/plain", 404)
+            # Validators as a static file server sends them; ?max_age=N adds freshness.
+            file_path = os.path.join(self.root, os.path.basename(path.lstrip("/")))
+            etag = '"%s"' % hashlib.sha1(body).hexdigest()[:16]
+            validators = [("ETag", etag), ("Last-Modified", email.utils.formatdate(os.path.getmtime(file_path), usegmt=True))]
+            if "max_age" in query:
+                validators.append(("Cache-Control", "max-age=%d" % number("max_age")))
+            if self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                for name, value in validators:
+                    self.send_header(name, value)
+                self.end_headers()
+                return
             content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
-            self.send_body(body, content_type)
+            self.send_body(body, content_type, extra=validators)
 
 
 class Server(http.server.ThreadingHTTPServer):

@@ -67,9 +67,10 @@ public enum PluginSandbox {
     }
 
     /// A host whose search path holds only copies of `names`; fails if any of them did not load.
-    public static func host(loading names: [String]) throws -> PluginHost {
+    public static func host(loading names: [String], loaderConfigurations: [String: String] = [:]) throws -> PluginHost {
         // No registry cache: every sandbox is a fresh folder, and caching it would only litter the user's cache.
-        let host = PluginHost(searchPath: PluginSearchPath(directories: [try directory(with: names)]), cachePath: nil)
+        let host = PluginHost(searchPath: PluginSearchPath(directories: [try directory(with: names)]), cachePath: nil,
+                              loaderConfigurations: loaderConfigurations)
         for record in host.registry.records where !record.isLoaded {
             throw TestSupportError("\(record.path) did not load: \(record.state)")
         }

@@ -12,6 +12,9 @@ extension PluginLoader: DataLoading {
     /// Loads with host-side hooks: response validation (a rejected response stops the transfer) and progress.
     public func load(url: String, options: LoadOptions, hooks: LoadHooks) async throws -> [UInt8] {
         let loader = try opened()
+        // A caller that vets every hop gets no redirect at all from a loader whose table predates the redirect
+        // callback (ABI 1.0 start): it would follow hops without asking.
+        let canVetRedirects = hooks.approveRedirect == nil || loader.entryPoints.isConfigurable
         let session = LoadSession(url: url, loaderID: descriptor.id, maxBytes: options.maxBytes, hooks: hooks)
         var callbacks = session.callbacks()
         var message = MessageBuffer()
@@ -24,7 +27,7 @@ extension PluginLoader: DataLoading {
                     connect_timeout_ms: UInt32(clamping: Int((options.connectTimeout ?? 0) * 1000)),
                     max_redirects: UInt32(clamping: options.maxRedirects ?? 0),
                     flags: (options.refusePrivateAddresses ? UInt32(IP_LOAD_REFUSE_PRIVATE_ADDRESSES) : 0)
-                        | (options.maxRedirects == 0 ? UInt32(IP_LOAD_NO_REDIRECTS) : 0),
+                        | (options.maxRedirects == 0 || !canVetRedirects ? UInt32(IP_LOAD_NO_REDIRECTS) : 0),
                     first_byte_timeout_ms: UInt32(clamping: Int((options.firstByteTimeout ?? 0) * 1000)))
                 var task: OpaquePointer?
                 let status = message.withMessage { m in PluginStatus(abi: loader.start(&request, &callbacks, &task, m)) }

@@ -217,6 +217,7 @@ public final class ImageManager: Sendable {
         }
         configuration.requestModifier?(request.url, &loadOptions)
         let url = request.url, loaders = host.loaders, validate = configuration.responseValidator
+        let redirectPolicy = configuration.redirectPolicy
         let own = configuration.sourceLoader.flatMap { $0.canLoad(url: url) ? $0 : nil }
         let options = loadOptions
         do {
@@ -227,7 +228,8 @@ public final class ImageManager: Sendable {
                 return try await loaders.load(url: url, options: options, hooks: LoadHooks(
                     validateResponse: validate,
                     progress: { fetchReport(.progress(received: $0, expected: $1)) },
-                    snapshot: { fetchReport(.snapshot($0)) }))
+                    snapshot: { fetchReport(.snapshot($0)) },
+                    approveRedirect: redirectPolicy))
             }
             failed.remove(key.dataKey)
             if request.fetchPolicy.writesCache, usesDataCache, host.coders.coder(forData: bytes) != nil {

@@ -16,6 +16,10 @@ public struct ImagePipelineConfiguration: Sendable {
     public var requestModifier: (@Sendable (String, inout LoadOptions) -> Void)?
     /// Accepts or rejects a response before its body is read. Default: 2xx only (see `LoadHooks.acceptSuccess`).
     public var responseValidator: @Sendable (LoadResponse) throws -> Void
+    /// Vets each redirect hop (status, absolute target) before the loader follows it; false fails the load as
+    /// refused without contacting the target. Default nil: hops are bounded only by `LoadOptions.maxRedirects`.
+    /// Set, it also stops loaders that cannot ask (ABI 1.0) from following redirects at all (`LoadHooks`).
+    public var redirectPolicy: (@Sendable (Int, String) -> Bool)?
     /// How long a permanently failed URL stays on the failed list, in seconds. Default 300.
     public var failedURLLifetime: Double
     /// Also store originals of file: sources in the data cache. Default false: the file is its own cache, and a

@@ -20,7 +20,21 @@ enum ABIChecks {
                 throw context.skip("the host speaks \(IP_ABI_MAJOR).\(IP_ABI_MINOR): there is no older minor to offer")
             }
             let plugin = try PluginUnderTest.open(context.settings.pluginPath)
+            // A component that fills a 1.1 slot without its 1.0 twin cannot work under a 1.0 host, which calls only
+            // the 1.0 slots: such a plugin must refuse that host in init, with its reason (coder.h).
+            let onlyOnePointOne = try plugin.componentsNeedingOnePointOne()
             let result = plugin.initialize(hostMinor: UInt32(hostMinor))
+            if hostMinor < 1, let first = onlyOnePointOne.first {
+                if result.status == IP_STATUS_OK {
+                    context.fail("init(host minor \(hostMinor)) accepted a 1.0 host, but \(first) fills only ABI 1.1 slots, "
+                                 + "which a 1.0 host never calls: refuse minors below 1 in init")
+                } else if result.message.isEmpty {
+                    context.fail("init(host minor \(hostMinor)) refused without a message (say that the plugin needs ABI 1.1)")
+                } else {
+                    context.note("refuses a 1.0 host, as its ABI 1.1-only slots require (\(first)): \(result.message)")
+                }
+                return
+            }
             guard result.status == IP_STATUS_OK else {
                 context.fail("init(host minor \(hostMinor)) returned \(StatusName.of(result.status))\(result.message.isEmpty ? "" : ": \(result.message)")"
                              + (offset > 0 ? " (a newer host must be accepted: answer the minor you speak)" : ""))

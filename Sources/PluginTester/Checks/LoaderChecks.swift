@@ -2,11 +2,47 @@ import Dispatch
 import PipelineHost
 import PluginAPI
 import Synchronization
+import VersionedStructs
 
 /// Loaders: the callback contract of loader.h on real transfers — files for the file scheme, the HTTP test server
 /// (Tests/HTTPTestServer/http_test_server.py) for http.
 enum LoaderChecks {
-    static let all: [CheckDefinition] = [contract, concurrency]
+    static let all: [CheckDefinition] = [configuration, contract, concurrency]
+
+    /// ABI 1.1 instances: the defaults open, a key the loader does not know fails the open naming it (loader.h), and
+    /// each open makes its own instance.
+    static let configuration = CheckDefinition(id: "loader.configuration", title: "instances: defaults open, an unknown key is refused by name",
+                                               scope: .loader) { context in
+        let loader = try context.loader()
+        guard loader.table.isConfigurable else {
+            throw context.skip("an ABI 1.0 loader: it has no instances and takes no configuration")
+        }
+        var message = [CChar](repeating: 0, count: 1024)
+        func open(_ configuration: String) -> (Int32, String, OpenedLoader?) {
+            message = [CChar](repeating: 0, count: 1024)
+            let (status, opened) = message.withUnsafeMutableBufferPointer { m in
+                Watchdog.guarding("loader open(\"\(configuration)\")", limit: context.settings.callLimit) {
+                    loader.table.open(configuration: configuration, message: ip_message(buffer: m.baseAddress, capacity: m.count))
+                }
+            }
+            return (status, ABICopy.text(message), opened)
+        }
+        let (defaultStatus, defaultMessage, first) = open("")
+        if defaultStatus != IP_STATUS_OK || first == nil {
+            context.fail("open with the defaults returned \(StatusName.of(defaultStatus)): \(defaultMessage)")
+        }
+        let (_, _, second) = open("")
+        if first != nil, second != nil, first === second { context.fail("two opens gave the same instance object") }
+        let key = "imagepipe-plugin-test-unknown-key"
+        let (unknownStatus, unknownMessage, unknown) = open("\(key)=1")
+        if unknownStatus == IP_STATUS_OK || unknown != nil {
+            context.fail("open with an unknown key ('\(key)=1') succeeded: a misspelt key must fail the open, naming the key")
+        } else if !unknownMessage.contains(key) {
+            context.fail("open with an unknown key returned \(StatusName.of(unknownStatus)), but its message does not name the key: \(unknownMessage)")
+        } else {
+            context.note("defaults open; an unknown key is refused: \(unknownMessage)")
+        }
+    }
 
     /// Pattern bytes: byte i is i % 251 (the test server's generated bodies use the same rule).
     static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }

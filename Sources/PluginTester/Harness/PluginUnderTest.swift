@@ -73,6 +73,26 @@ struct PluginUnderTest {
         return Watchdog.guarding("get_factory(\"\(id)\")", limit: Watchdog.callLimit) { id.withCString { get($0) } }
     }
 
+    /// The components whose slots work only under a 1.1 host (a "2" slot, loader open or cache open2 filled
+    /// without the 1.0 slot that does the same), named for a report.
+    func componentsNeedingOnePointOne() throws -> [String] {
+        var names: [String] = []
+        for (index, coder) in try coders().enumerated() {
+            let t = coder.table
+            let pairs: [(Bool, Bool)] = [(t.sniff2 != nil, t.sniff != nil), (t.probe2 != nil, t.probe != nil),
+                                         (t.decode2 != nil, t.decode != nil), (t.frames_open2 != nil, t.frames_open != nil),
+                                         (t.incremental_open2 != nil, t.incremental_open != nil), (t.encode2 != nil, t.encode != nil)]
+            if pairs.contains(where: { $0.0 && !$0.1 }) { names.append("coder #\(index)") }
+        }
+        for (index, loader) in try loaders().enumerated() where loader.table.open != nil && loader.table.start == nil {
+            names.append("loader #\(index)")
+        }
+        for (index, cache) in try caches().enumerated() where cache.table.open2 != nil && cache.table.open == nil {
+            names.append("cache #\(index)")
+        }
+        return names
+    }
+
     /// The coder tables (copied by struct_size), in factory order.
     func coders() throws -> [CoderEntryPoints] {
         guard let raw = factory(IP_CODER_FACTORY_ID) else { return [] }

@@ -25,7 +25,8 @@ enum ServeCommand: Command {
         A source is an http(s) URL under an --allow-source prefix, or local:///path (or /path) inside --root.
         Without a format (no @ext, .ext or f:), the best one the client's Accept allows: AVIF, WebP, else JPEG
         (answered with Vary: Accept). Also: GET /health, GET /metrics (Prometheus text).
-        Redirects from an origin are not followed (a redirect could leave --allow-source): a 3xx answer is a 502.
+        Redirects from an origin are followed (at most --max-redirects, default 5) only while every hop is under an
+        --allow-source prefix and at a public address; a hop that is not is refused before it is contacted (403).
         Without a size, the output is bounded by --max-size.
 
           --listen ADDR:PORT        where to listen (default 127.0.0.1:8080; port 0 = any free port, printed)
@@ -95,14 +96,11 @@ enum ServeCommand: Command {
             settings.limits.maxInputBytes = bytes
         }
         settings.timeout = try args.seconds("timeout") ?? 30
-        if args.value("max-redirects") != nil {
-            throw UsageError("serve follows no redirect (a redirect could leave --allow-source): --max-redirects does not apply")
-        }
         settings.loadOptions = try LoadArguments.loadOptions(args)
         settings.loadOptions.refusePrivateAddresses = !args.flag("allow-private-addresses")
-        // Every hop of a redirect would have to pass the source policy, and the loader cannot show the service a
-        // Location before following it: none is followed, a 3xx is the origin's answer (502).
-        settings.loadOptions.maxRedirects = 0
+        // Every hop is vetted before it is followed (`redirectPolicy` below, through the loader's ABI 1.1 redirect
+        // callback; a loader that cannot ask follows none), so a redirect never leaves --allow-source.
+        settings.loadOptions.maxRedirects = settings.loadOptions.maxRedirects ?? 5
         // The request's deadline (from its arrival) is the one clock: the loader's own timeouts are set past it, so a
         // slow origin is always the deadline's 504, never a loader timeout's 502 by chance.
         settings.loadOptions.timeout = settings.timeout + 2
@@ -122,6 +120,8 @@ enum ServeCommand: Command {
         // Short: a source fixed at its origin is served again within seconds (a local one at once: its key changes).
         configuration.failedURLLifetime = try args.seconds("failed-ttl") ?? 10
         if let rooted = settings.sources.rootedFiles { configuration.sourceLoader = rooted }
+        let sourcePolicy = settings.sources
+        configuration.redirectPolicy = { _, target in sourcePolicy.allowsRedirect(to: target) }
         configuration.keyFilter = settings.sourceVersion
         // Originals fetched before their render takes a slot are handed over here (in front of --cache-dir's disk).
         let originals = FetchedOriginals(capacity: 256 << 20, next: try args.value("cache-dir").map { try DiskCache(directory: $0) })

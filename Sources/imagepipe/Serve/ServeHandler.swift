@@ -295,8 +295,10 @@ final class ServeHandler: Sendable {
         switch error {
         case .loadingFailed(_, _, let status, _):
             switch status {
-            // The loader's address policy (refusePrivateAddresses): the service's policy at work, not an origin failure.
-            case .refused: return (403, "the source's address is not public")
+            // The service's policy at work, not an origin failure: the address policy (on every connection) or a
+            // redirect hop outside --allow-source (refused before it is contacted). One answer for both, so a
+            // refusal tells nothing about the target.
+            case .refused: return (403, "the source, or a redirect it answered with, is refused by this service's policy")
             case .notFound: return (404, "source not found")
             case .limitExceeded: return (413, "the source is larger than this service accepts")
             default: return (502, "the source could not be loaded: \(message)")

@@ -25,6 +25,16 @@ struct SourcePolicy: Sendable {
         rootedFiles = try root.map { try RootedFiles(root: $0) }
     }
 
+    /// Whether a redirect may be followed to `target` (absolute, as the loader resolved it): the same test as a
+    /// remote source, in its normal form, under an allowed prefix. Never to a local source or another scheme. The
+    /// address policy is the loader's, on every connection, so it holds for every hop as well.
+    func allowsRedirect(to target: String) -> Bool {
+        let lowered = target.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+              let url = try? RemoteURL(parsing: target) else { return false }
+        return allowedPrefixes.contains(where: url.isUnder)
+    }
+
     /// `allowed`: the URL the pipeline reads (a remote URL in its normal form, or a versioned local source).
     enum Decision: Equatable { case allowed(String), refused(Int, String) }
 

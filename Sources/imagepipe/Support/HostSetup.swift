@@ -5,7 +5,7 @@ import Glibc
 
 /// Builds the plugin host from the global options every command accepts.
 enum HostSetup {
-    static let valuedOptions: Set<String> = ["plugin-dir"]
+    static let valuedOptions: Set<String> = ["plugin-dir", "loader-option"]
     static let flags: Set<String> = ["no-default-plugins"]
     static let cacheValued: Set<String> = ["cache-dir"]
     static let cacheFlags: Set<String> = ["no-cache"]
@@ -51,7 +51,34 @@ enum HostSetup {
         let timeout = getenv("IMAGEPIPE_SCAN_TIMEOUT").flatMap { Double(String(cString: $0)) }.map { max(0.1, $0) } ?? 10
         let inProcess = getenv("IMAGEPIPE_SCAN_IN_PROCESS").map { String(cString: $0) == "1" } ?? false
         let scanner = inProcess ? nil : PluginSearchPath.currentExecutablePath().map { PluginScanner(executable: $0, timeout: timeout) }
-        return PluginHost(registry: PluginRegistry.scan(searchPath, scanner: scanner))
+        let host = PluginHost(registry: PluginRegistry.scan(searchPath, scanner: scanner),
+                              loaderConfigurations: try loaderConfigurations(arguments))
+        // A configuration a loader refuses (a misspelt key) fails here, before any work, naming the key.
+        try host.loaders.openConfigured()
+        return host
+    }
+
+    /// The loaders' configurations by URL scheme, from `--loader-option SCHEME:KEY=VALUE` (repeatable; a later one
+    /// overrides an earlier one for the same key) and IMAGEPIPE_HTTP_MAX_CONNECTIONS, which older releases read inside
+    /// the HTTP plugin and which the host now hands over as `http:max-connections` unless an option sets it. The
+    /// host reads the environment; plugins never do (loader.h, `open`).
+    static func loaderConfigurations(_ arguments: Arguments) throws -> [String: String] {
+        var lines: [String: [String]] = [:]
+        if let connections = getenv("IMAGEPIPE_HTTP_MAX_CONNECTIONS").map({ String(cString: $0) }), !connections.isEmpty {
+            lines["http", default: []].append("max-connections=\(connections)")
+        }
+        for option in arguments.all("loader-option") {
+            guard let colon = option.firstIndex(of: ":"), let equals = option[colon...].firstIndex(of: "="),
+                  option.index(after: colon) < equals else {
+                throw UsageError("--loader-option takes SCHEME:KEY=VALUE (e.g. http:max-connections=8), not '\(option)'")
+            }
+            let scheme = option[..<colon].lowercased()
+            guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+                throw UsageError("--loader-option '\(option)': '\(scheme)' is not a URL scheme")
+            }
+            lines[scheme, default: []].append(String(option[option.index(after: colon)...]))
+        }
+        return lines.mapValues { $0.joined(separator: "\n") }
     }
 
     /// Fails before any work when no coder writes `format`: with where the host looked when no plugin loaded at all
@@ -98,6 +125,8 @@ enum HostSetup {
                              then plugins.d next to the executable; 'imagepipe plugins' lists them. The current
                              directory is never searched.
           --no-default-plugins  search only --plugin-dir and IMAGEPIPE_PLUGIN_PATH (test a plugin folder alone)
+          --loader-option SCHEME:KEY=VALUE  configure the loader of SCHEME (repeatable), e.g. http:max-connections=8;
+                             the loader refuses keys it does not know (its README lists them)
           --help             show help
         """
 }

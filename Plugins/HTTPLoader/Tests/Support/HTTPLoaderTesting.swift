@@ -10,8 +10,8 @@ enum HTTPLoaderTesting {
     static let imageSize = 300_001
 
     /// The loaders of a host that loaded only libHTTPLoader.so (copied from plugins.d into a fresh folder).
-    static func loaders() throws -> LoadersManager {
-        try PluginSandbox.host(loading: ["libHTTPLoader.so"]).loaders
+    static func loaders(configuration: String = "") throws -> LoadersManager {
+        try PluginSandbox.host(loading: ["libHTTPLoader.so"], loaderConfigurations: ["http": configuration]).loaders
     }
 
     /// A server over a fresh folder holding image.png (pseudo-random bytes); stop it and remove the folder after.

@@ -12,6 +12,8 @@ import TestSupport
 final class RawHTTPLoader: Sendable {
     // The vtable is immutable static data inside the (never unloaded) plugin.
     nonisolated(unsafe) private let loader: UnsafePointer<ip_loader>
+    /// The loader's instance with the default configuration (ABI 1.1 open), kept for the process.
+    nonisolated(unsafe) private let instance: OpaquePointer?
 
     init() throws {
         let folder = try PluginSandbox.directory(with: ["libHTTPLoader.so"])
@@ -34,6 +36,12 @@ final class RawHTTPLoader: Sendable {
         let factory = raw.assumingMemoryBound(to: ip_loader_factory.self).pointee
         guard factory.loader_count == 1, let first = factory.loaders[0] else { throw TestSupportError("expected one loader") }
         loader = first
+        var opened: OpaquePointer?
+        let openStatus = text.withUnsafeMutableBufferPointer { buffer in
+            first.pointee.open?(first, nil, &opened, ip_message(buffer: buffer.baseAddress, capacity: buffer.count)) ?? ip_status(IP_STATUS_INTERNAL)
+        }
+        guard openStatus == IP_STATUS_OK else { throw TestSupportError("open failed: \(cText(text))") }
+        instance = opened
     }
 
     var descriptor: ip_loader_descriptor { loader.pointee.descriptor.pointee }
@@ -55,7 +63,8 @@ final class RawHTTPLoader: Sendable {
             complete: { context, status, message in
                 let recording = Unmanaged<Recording>.fromOpaque(context!).takeRetainedValue()
                 recording.complete(status, message.map { String(cString: $0) } ?? "")
-            })
+            },
+            header: nil, redirect: nil)
         var text = [CChar](repeating: 0, count: 512)
         var task: OpaquePointer?
         let copies = headers.map { strdup($0) }
@@ -69,8 +78,8 @@ final class RawHTTPLoader: Sendable {
                         headers: headers.isEmpty ? nil : UnsafePointer(headerList.baseAddress), max_bytes: maxBytes,
                         timeout_ms: timeoutMilliseconds, connect_timeout_ms: 0, max_redirects: maxRedirects,
                         flags: flags, first_byte_timeout_ms: firstByteTimeoutMilliseconds)
-                    return loader.pointee.start(&request, &callbacks, &task,
-                                                ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+                    return loader.pointee.start2(instance, &request, &callbacks, &task,
+                                                 ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
                 }
             }
         }

@@ -37,7 +37,7 @@ final class DirectCoder: @unchecked Sendable {
             var text = [CChar](repeating: 0, count: 256)
             let status = text.withUnsafeMutableBufferPointer { buffer in
                 DirectPlugin.withOptions(raw, limits: limits) {
-                    coder.pointee.incremental_open($0, &decoder, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+                    coder.pointee.incremental_open2(coder, $0, &decoder, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
                 }
             }
             guard status == IP_STATUS_OK, let decoder else { throw TestSupportError("incremental_open failed: \(status)") }

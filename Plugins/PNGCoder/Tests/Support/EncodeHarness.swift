@@ -37,7 +37,7 @@ enum EncodeHarness {
     static func encode(width: Int, height: Int, pixelFormat: PixelFormat = .rgba8, alphaMode: AlphaMode = .straight,
                        rgba: [UInt8], options: ip_encode_options = ip_encode_options(), _ behaviour: Behaviour) throws -> Outcome {
         let coder = try loadedCoder.get()
-        guard let encode = coder.pointee.encode else { throw TestSupportError("the PNG coder has no encode slot") }
+        guard let encode = coder.pointee.encode2 else { throw TestSupportError("the PNG coder has no encode2 slot") }
         let state = CallState(behaviour)
         let bytesPerPixel = pixelFormat == .rgba16 ? 8 : 4
         var options = options
@@ -64,7 +64,7 @@ enum EncodeHarness {
                     // The call handle is the state itself: the host table's is_cancelled reads it back.
                     withUnsafePointer(to: &image) { image in
                         var frames: [UnsafePointer<ip_image>?] = [image]
-                        return encode(&frames, 1, &options, OpaquePointer(context), &sink,
+                        return encode(coder, &frames, 1, &options, OpaquePointer(context), &sink,
                                       ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
                     }
                 }

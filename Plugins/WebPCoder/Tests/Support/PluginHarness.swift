@@ -12,7 +12,7 @@ final class PluginHarness {
 
     /// frames_open's status with the host's default limits (the iterator is closed again on success).
     func openFrames(_ bytes: [UInt8]) -> PluginStatus {
-        guard let open = coder.pointee.frames_open else { return .unsupported }
+        guard let open = coder.pointee.frames_open2 else { return .unsupported }
         let limits = ip_limits(struct_size: UInt32(MemoryLayout<ip_limits>.size), max_pixels: 16384 * 16384,
                                max_dimension: 65535, max_frames: 10000, max_input_bytes: 512 << 20)
         var text = [CChar](repeating: 0, count: 512)
@@ -22,7 +22,7 @@ final class PluginHarness {
                 var request = ip_decode_request(struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
                                                 data: data.baseAddress, size: data.count, options: optionsPointer, call: nil)
                 return text.withUnsafeMutableBufferPointer { buffer in
-                    open(&request, &iterator, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
+                    open(coder, &request, &iterator, ip_message(buffer: buffer.baseAddress, capacity: buffer.count))
                 }
             }
         }
@@ -60,11 +60,11 @@ final class IncrementalHarness {
             options.thumbnail_width = UInt32(thumbnail.0)
             options.thumbnail_height = UInt32(thumbnail.1)
         }
-        guard let open = coder.pointee.incremental_open else { throw TestSupportError("no incremental_open slot") }
+        guard let open = coder.pointee.incremental_open2 else { throw TestSupportError("no incremental_open2 slot") }
         var text = [CChar](repeating: 0, count: 512)
         var opened: OpaquePointer?
         let status = text.withUnsafeMutableBufferPointer { buffer in
-            DirectPlugin.withOptions(options) { open($0, &opened, ip_message(buffer: buffer.baseAddress, capacity: buffer.count)) }
+            DirectPlugin.withOptions(options) { open(coder, $0, &opened, ip_message(buffer: buffer.baseAddress, capacity: buffer.count)) }
         }
         guard status == IP_STATUS_OK, let opened else { throw TestSupportError("incremental_open failed: \(status)") }
         decoder = opened
