@@ -145,7 +145,7 @@ extension ServeSecurityTests {
         #expect(serve.terminate() == 0)
     }
 
-    @Test("an http(s) source is fetched again after --source-ttl; a missing one is retried after --failed-ttl")
+    @Test("an http(s) source is revalidated after --source-ttl: a 304 keeps its renders, a change is served anew; a missing one is retried after --failed-ttl")
     func changedRemoteSourcesAreRefetched() throws {
         let files = try TestPaths.temporaryDirectory("origin-changing")
         try Data(big).write(to: URL(fileURLWithPath: files + "/b.png"))
@@ -153,15 +153,36 @@ extension ServeSecurityTests {
         defer { origin.stop() }
         let serve = try ServeProcess(["--allow-source", origin.url("/"), "--allow-private-addresses", "--source-ttl", "1", "--failed-ttl", "1"])
         let path = serve.signed("/s:500:500/" + ServeProcess.plain(origin.url("/b.png")) + "@png")
+        func metric(_ name: String) throws -> Int {
+            let text = String(decoding: try serve.get("/metrics").body, as: UTF8.self)
+            return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+        }
         #expect(pngSize(try serve.get(path).body)?.0 == 400)
+        #expect(try serve.get(path).status == 200)
+        #expect(try origin.requestCount("/b.png") == 1, "a fresh source was fetched again")
+        let renders = try metric("imagepipe_renders_total")
+        // Past the lifetime (1 s; the TTL is the behaviour under test, so waiting for it is the test), unchanged:
+        // one conditional request, answered 304, and the render is reused.
+        usleep(1_200_000)
+        #expect(pngSize(try serve.get(path).body)?.0 == 400)
+        #expect(try origin.requestCount("/b.png") == 2)
+        #expect(try metric("imagepipe_source_fetches_total{result=\"not_modified\"}") == 1)
+        #expect(try metric("imagepipe_renders_total") == renders, "an unchanged source was rendered again")
+
         try Data(small).write(to: URL(fileURLWithPath: files + "/b.png"))
         let missing = serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/c.png")) + "@png")
         #expect(try serve.get(missing).status == 404)
+        #expect(try serve.get(missing).status == 404)
+        #expect(try origin.requestCount("/c.png") == 1, "a failure within --failed-ttl asked the origin again")
         try Data(big).write(to: URL(fileURLWithPath: files + "/c.png"))
-        // Both lifetimes are 1 s: past them (the TTL is the behaviour under test, so waiting for it is the test).
-        usleep(2_100_000)
+        usleep(1_200_000)
         #expect(pngSize(try serve.get(path).body)?.0 == 40, "the changed origin file was served stale")
         #expect(try serve.get(missing).status == 200, "the 404 was remembered past --failed-ttl")
+
+        // The origin may shorten the lifetime: max-age=0 revalidates every request (each a 304 here).
+        let uncached = serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/b.png?max_age=0")) + "@png")
+        for _ in 0..<3 { #expect(try serve.get(uncached).status == 200) }
+        #expect(try metric("imagepipe_source_fetches_total{result=\"not_modified\"}") == 3)
         #expect(serve.terminate() == 0)
     }
 }

@@ -270,8 +270,15 @@ import TestSupport
         let serve = try ServeProcess(["--root", root, "--timeout", "1", "--isolation", "isolated"])
         let reply = try serve.get(serve.signed("/s:4000:4000/" + ServeProcess.plain("local:///photos/heavy.svg") + "@png"))
         #expect(reply.status == 504, "\(reply.status) \(text(reply))")
-        let metrics = text(try serve.get("/metrics"))
-        let restarts = metrics.split(separator: "\n").first { $0.hasPrefix("imagepipe_worker_restarts_total ") }
+        // The 504 goes out at the deadline; the worker is killed and replaced beside it, so under load the count
+        // may trail the answer by a moment: wait for it, within a bound.
+        var restarts: Substring?
+        for _ in 0..<50 {
+            let metrics = text(try serve.get("/metrics"))
+            restarts = metrics.split(separator: "\n").first { $0.hasPrefix("imagepipe_worker_restarts_total ") }
+            if restarts.flatMap({ Int($0.split(separator: " ").last ?? "") }) ?? 0 >= 1 { break }
+            usleep(100_000)
+        }
         #expect(restarts.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(String(describing: restarts))")
         #expect(serve.terminate() == 0)
     }

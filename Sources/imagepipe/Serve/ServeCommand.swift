@@ -51,9 +51,10 @@ enum ServeCommand: Command {
           --idle-timeout SECONDS    close a connection with no traffic for this long (default 15)
           --reuse-port              share the port with other processes that ask for it (SO_REUSEPORT); without
                                     it a port in use is an error
-          --source-ttl SECONDS      how long results of an http(s) source are reused before it is fetched again
-                                    (default 600); a local source is re-checked on every request (its size, times
-                                    and inode are part of every cache key)
+          --source-ttl SECONDS      how long an http(s) source is used without asking its origin again (default
+                                    600; the origin's Cache-Control may shorten it); then a conditional request
+                                    (ETag, Last-Modified) keeps its results when it is unchanged. A local source is
+                                    re-checked on every request (its size, times and inode are part of every key)
           --failed-ttl SECONDS      how long a failed source is answered from memory (default 10)
           --max-age SECONDS         Cache-Control max-age (default 3600)
           --output-cache SIZE       encoded outputs kept in memory (default 256M)
@@ -106,7 +107,8 @@ enum ServeCommand: Command {
         settings.loadOptions.timeout = settings.timeout + 2
         settings.loadOptions.connectTimeout = settings.timeout + 2
         settings.loadOptions.firstByteTimeout = settings.timeout + 2
-        settings.sourceLifetime = try args.seconds("source-ttl") ?? 600
+        let failedLifetime = try args.seconds("failed-ttl") ?? 10
+        settings.versions = RemoteSourceVersions(maxLifetime: try args.seconds("source-ttl") ?? 600, failureLifetime: failedLifetime)
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max)) ?? 3600
         settings.accessLog = (args.value("access-log") ?? "on") != "off"
         if let formats = args.value("formats") { settings.formats = formats.split(separator: ",").map { String($0).lowercased() } }
@@ -118,7 +120,7 @@ enum ServeCommand: Command {
         // keeps a burst of different formats of one thumbnail from decoding twice without doubling the footprint.
         var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)
         // Short: a source fixed at its origin is served again within seconds (a local one at once: its key changes).
-        configuration.failedURLLifetime = try args.seconds("failed-ttl") ?? 10
+        configuration.failedURLLifetime = failedLifetime
         if let rooted = settings.sources.rootedFiles { configuration.sourceLoader = rooted }
         let sourcePolicy = settings.sources
         configuration.redirectPolicy = { _, target in sourcePolicy.allowsRedirect(to: target) }

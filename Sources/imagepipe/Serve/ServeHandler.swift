@@ -21,19 +21,21 @@ final class ServeHandler: Sendable {
         var cacheMaxAge = 3600
         var accessLog = true
         var formats: [String] = ["avif", "webp", "jpg", "png"]
-        /// Seconds an http(s) source's results are reused before it is fetched again (`--source-ttl`).
-        var sourceLifetime = 600.0
+        /// The versions of http(s) sources (`--source-ttl`, `--failed-ttl`): see `RemoteSourceVersions`.
+        var versions = RemoteSourceVersions(maxLifetime: 600, failureLifetime: 10)
 
-        /// The source as cache keys see it: an http(s) URL with the current `sourceLifetime` period appended, so
-        /// every tier (decoded, output, shared, failed) lets it go within one period of a change at the origin; a
-        /// local source's URL already carries its file identity.
+        /// The source as cache keys see it: an http(s) URL with its version (a digest of its bytes) appended, so
+        /// every tier (decoded, output, shared, failed) keys a changed source anew and an unchanged one as before;
+        /// a local source's URL already carries its file identity.
         var sourceVersion: @Sendable (String) -> String {
-            let lifetime = max(1, sourceLifetime)
+            let versions = self.versions
             return { url in
-                guard url.hasPrefix("http://") || url.hasPrefix("https://") else { return url }
-                return url + "#period=\(Int(Double(time(nil)) / lifetime))"
+                guard Self.isRemote(url) else { return url }
+                return url + "#v=" + versions.version(of: url)
             }
         }
+
+        static func isRemote(_ url: String) -> Bool { url.hasPrefix("http://") || url.hasPrefix("https://") }
     }
 
     let settings: Settings
@@ -115,8 +117,12 @@ final class ServeHandler: Sendable {
         let imageRequest = ImageRequest(url: source, options: options, loadOptions: settings.loadOptions, transformers: parsed.transformers)
         var encode = EncodeOptions(quality: parsed.quality)
         encode.background = parsed.background
-        let key = ImageCacheKey(imageRequest, filter: settings.sourceVersion).imageKey
-            + "|out=\(format.name)|q=\(parsed.quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
+        // The key holds the source's version, so it is computed once that version is fresh (after a revalidation).
+        let outputKey: @Sendable () -> String = { [settings] in
+            ImageCacheKey(imageRequest, filter: settings.sourceVersion).imageKey
+                + "|out=\(format.name)|q=\(parsed.quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
+        }
+        let needsRevalidation = Settings.isRemote(source) && !settings.versions.isFresh(source)
 
         let answer: @Sendable (OutputCache.Entry, String) -> Void = { [self] entry, tier in
             var headers: [(String, String)] = [("ETag", entry.etag), ("Cache-Control", "public, max-age=\(settings.cacheMaxAge)")]
@@ -124,7 +130,7 @@ final class ServeHandler: Sendable {
             if Self.matches(ifNoneMatch, entry.etag) { return finish(304, headers, [], tier) }
             finish(200, headers + [("Content-Type", entry.contentType)], entry.body, tier)
         }
-        if let hit = outputs.entry(for: key) {
+        if !needsRevalidation, let hit = outputs.entry(for: outputKey()) {
             metrics.hit("memory")
             return answer(hit, "memory")
         }
@@ -136,12 +142,37 @@ final class ServeHandler: Sendable {
         Task {
             defer { self.gate.finish() }
             do {
-                let (entry, tier) = try await self.output(for: imageRequest, key: key, format: format.name, encode: encode, arrived: started)
+                if needsRevalidation {
+                    try await self.revalidate(imageRequest, arrived: started)
+                    if let hit = self.outputs.entry(for: outputKey()) {
+                        self.metrics.hit("memory")
+                        return answer(hit, "memory")
+                    }
+                }
+                let (entry, tier) = try await self.output(for: imageRequest, key: outputKey(), format: format.name, encode: encode, arrived: started)
                 answer(entry, tier)
             } catch {
                 let (status, message) = Self.status(for: error)
                 finish(status, Self.text, Array((self.shown(message, source: source, given: given) + "\n").utf8), "render")
             }
+        }
+    }
+
+    // MARK: Source versions
+
+    /// Makes the source's version fresh (a conditional request, or a first fetch), within the request's deadline;
+    /// fetched bytes are handed to the render through the originals tier, so it does not fetch them again.
+    private func revalidate(_ request: ImageRequest, arrived: Double) async throws {
+        var options = settings.loadOptions
+        if settings.limits.maxInputBytes > 0 { options.maxBytes = min(options.maxBytes ?? Int.max, settings.limits.maxInputBytes) }
+        let remaining = max(0.001, settings.timeout - (Self.now() - arrived))
+        let (versions, loaders, policy, fetchOptions) = (settings.versions, manager.host.loaders, manager.configuration.redirectPolicy, options)
+        let outcome = try await Self.withDeadline(remaining) {
+            try await versions.refresh(request.url, loaders: loaders, options: fetchOptions, redirectPolicy: policy)
+        }
+        metrics.revalidated(outcome)
+        if case .fetched(_, let bytes) = outcome {
+            try? await originals.store(bytes, for: ImageCacheKey(request, filter: settings.sourceVersion).dataKey)
         }
     }
 

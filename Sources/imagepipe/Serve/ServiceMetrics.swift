@@ -15,6 +15,8 @@ final class ServiceMetrics: Sendable {
         var misses = 0
         var renders = 0
         var rejected = 0
+        /// Revalidations of http(s) sources by result: not-modified (304), unchanged (same bytes), changed.
+        var revalidations: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -32,6 +34,14 @@ final class ServiceMetrics: Sendable {
     func miss() { state.withLock { $0.misses += 1 } }
     func rendered() { state.withLock { $0.renders += 1 } }
     func rejectedAsBusy() { state.withLock { $0.rejected += 1 } }
+    func revalidated(_ outcome: RemoteSourceVersions.Outcome) {
+        let result: String
+        switch outcome {
+        case .notModified: result = "not_modified"
+        case .fetched: result = "fetched"
+        }
+        state.withLock { $0.revalidations[result, default: 0] += 1 }
+    }
     var renders: Int { state.withLock { $0.renders } }
 
     func text(gate: RenderGate, pipeline: PipelineStatistics, workers: WorkerPool.Statistics?) -> String {
@@ -58,6 +68,9 @@ final class ServiceMetrics: Sendable {
         lines.append("# HELP imagepipe_renders_total Outputs rendered (decoded, processed and encoded) by this process.")
         lines.append("# TYPE imagepipe_renders_total counter")
         lines.append("imagepipe_renders_total \(s.renders)")
+        lines.append("# HELP imagepipe_source_fetches_total Requests to origins for http(s) sources: fetched (a first fetch, or a 200 to a revalidation) or not_modified (a 304).")
+        lines.append("# TYPE imagepipe_source_fetches_total counter")
+        for result in ["fetched", "not_modified"] { lines.append("imagepipe_source_fetches_total{result=\"\(result)\"} \(s.revalidations[result] ?? 0)") }
         lines.append("# TYPE imagepipe_rejected_busy_total counter")
         lines.append("imagepipe_rejected_busy_total \(s.rejected)")
         lines.append("# TYPE imagepipe_renders_in_flight gauge")
