@@ -54,6 +54,44 @@ let pluginNames = [
 /// Plugins written in C (a C target with the same linker rules); lib<name>.so like the Swift ones.
 let cPluginNames = ["RedisCache"]
 
+/// Plugins that declare what they need in their own folder (Plugins/<Name>/plugin.conf, see Plugins/README.md):
+/// adding one touches nothing outside that folder. Each line is "key: value"; this reads `system-library:` (a C
+/// library module in Plugins/<Name>/Sources/<Module>) and `depends:` (the plugin target's dependencies).
+struct DeclaredPlugin {
+    let name: String
+    var systemLibraries: [(module: String, pkgConfig: String, apt: [String])] = []
+    var dependencies: [String] = []
+
+    static func all() -> [DeclaredPlugin] {
+        let folder = packageRoot + "/Plugins"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.sorted().compactMap { name in
+            guard let text = try? String(contentsOfFile: "\(folder)/\(name)/plugin.conf", encoding: .utf8) else { return nil }
+            var plugin = DeclaredPlugin(name: name)
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2 else { continue }
+                let words = parts[1].split(separator: " ").map(String.init)
+                switch parts[0] {
+                case "system-library" where words.count >= 2:
+                    plugin.systemLibraries.append((words[0], words[1], Array(words.dropFirst(2))))
+                case "depends": plugin.dependencies += words
+                default: continue
+                }
+            }
+            return plugin
+        }
+    }
+
+    var targets: [Target] {
+        systemLibraries.map { library in
+            .systemLibrary(name: library.module, path: "Plugins/\(name)/Sources/\(library.module)", pkgConfig: library.pkgConfig,
+                           providers: [.apt(library.apt)])
+        } + [pluginTarget(name, dependencies: dependencies.map { .target(name: $0) }), pluginTests(name)]
+    }
+}
+let declaredPlugins = DeclaredPlugin.all()
+
 let package = Package(
     name: "imagepipe",
     products: [
@@ -62,7 +100,7 @@ let package = Package(
         // What an out-of-tree Swift plugin depends on (Templates/SwiftPlugin): the C ABI and the Swift plugin kit.
         .library(name: "PluginAPI", targets: ["PluginAPI"]),
         .library(name: "PluginKit", targets: ["PluginKit"]),
-    ] + (pluginNames + cPluginNames).map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    ] + (pluginNames + cPluginNames + declaredPlugins.map(\.name)).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
         // The ABI and its helpers.
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
@@ -129,6 +167,6 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineHostTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/PipelineHostTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/EndToEndTests"),
-    ] + (pluginNames + cPluginNames).map(pluginTests),
+    ] + (pluginNames + cPluginNames).map(pluginTests) + declaredPlugins.flatMap(\.targets),
     swiftLanguageModes: [.v6]
 )
