@@ -24,6 +24,11 @@ all: build
 bootstrap:
 	@scripts/bootstrap
 
+# SwiftPM caches the evaluated Package.swift, keyed by its text and the environment, not by the files it reads: a
+# digest of the plugin.conf files in the environment of every swift command makes a plugin folder added, removed
+# or changed re-evaluate it (Plugins/README.md).
+export IMAGEPIPE_PLUGIN_CONFS := $(shell for f in Plugins/*/plugin.conf; do echo "$$f"; cat "$$f"; done 2>/dev/null | sha1sum | cut -c1-16)
+
 # One `swift build` builds the CLI and every plugin product; then the .so files are installed.
 build: bootstrap
 	$(SWIFT) build -c $(CONFIG)

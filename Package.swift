@@ -55,7 +55,8 @@ let pluginNames = [
 let cPluginNames = ["RedisCache"]
 
 /// Plugins that declare what they need in their own folder (Plugins/<Name>/plugin.conf, see Plugins/README.md):
-/// adding one touches nothing outside that folder. Each line is "key: value"; this reads `system-library:` (a C
+/// adding one touches nothing outside that folder. (SwiftPM caches this manifest's result by its text and the
+/// environment; the Makefile adds a digest of the plugin.conf files, IMAGEPIPE_PLUGIN_CONFS, to the environment.) Each line is "key: value"; this reads `system-library:` (a C
 /// library module in Plugins/<Name>/Sources/<Module>) and `depends:` (the plugin target's dependencies).
 struct DeclaredPlugin {
     let name: String

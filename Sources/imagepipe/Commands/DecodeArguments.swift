@@ -105,7 +105,13 @@ enum DecodeArguments {
 
     /// A URL stays as it is; a path becomes absolute (loaders take absolute paths).
     static func source(_ text: String) -> String {
-        if text.hasPrefix("/") || text.contains("://") { return text }
+        if text.hasPrefix("/") || isURL(text) { return text }
         return PluginSearchPath.absolutePath(text)
+    }
+
+    /// A URL rather than a path: a scheme with an authority (`http://`, `file://`), or a `data:` URL (RFC 2397 has
+    /// none). A file whose name starts with "data:" is named with a folder, `./data:x`.
+    static func isURL(_ text: String) -> Bool {
+        text.contains("://") || text.prefix(5).lowercased() == "data:"
     }
 }

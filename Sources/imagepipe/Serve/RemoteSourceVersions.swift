@@ -105,7 +105,8 @@ final class RemoteSourceVersions: Sendable {
                               lastModified: response?.header("Last-Modified") ?? known.lastModified, freshUntil: started + lifetime))
             return .notModified
         }
-        let version = SHA256.digest(bytes).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let hexDigits = Array("0123456789abcdef")
+        let version = String(SHA256.digest(bytes).prefix(12).flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 15)]] })
         record(url, Entry(version: version, etag: response?.header("ETag"), lastModified: response?.header("Last-Modified"),
                           freshUntil: started + lifetime))
         return .fetched(version: version, bytes: bytes)
@@ -127,12 +128,16 @@ final class RemoteSourceVersions: Sendable {
     static func freshness(of response: LoadResponse?, limit: Double) -> Double {
         guard let control = response?.header("Cache-Control")?.lowercased() else { return limit }
         var maxAge: Double?, sharedMaxAge: Double?
+        func trimmed(_ text: Substring) -> Substring {
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\"" }
+            return text.drop(while: blank).reversed().drop(while: blank).reversed().reduce(into: Substring()) { $0.append($1) }
+        }
         for directive in control.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = directive.split(separator: "=", maxSplits: 1).map(trimmed)
             switch parts.first {
             case "no-cache", "no-store": return 0
-            case "max-age": maxAge = parts.count > 1 ? Double(parts[1].trimmingCharacters(in: ["\""])) : nil
-            case "s-maxage": sharedMaxAge = parts.count > 1 ? Double(parts[1].trimmingCharacters(in: ["\""])) : nil
+            case "max-age": maxAge = parts.count > 1 ? Double(String(parts[1])) : nil
+            case "s-maxage": sharedMaxAge = parts.count > 1 ? Double(String(parts[1])) : nil
             default: continue
             }
         }
@@ -148,4 +153,3 @@ final class RemoteSourceVersions: Sendable {
     }
 }
 
-import Foundation

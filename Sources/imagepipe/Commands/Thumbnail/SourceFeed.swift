@@ -20,7 +20,7 @@ struct BatchSource: Sendable {
         self.location = location
         self.display = display
         self.relativeFolder = relativeFolder
-        let isURL = location.contains("://")
+        let isURL = DecodeArguments.isURL(location)
         folder = isURL ? nil : PathText.parent(of: location)
         var name = PathText.lastComponent(of: isURL ? String(location.split(separator: "?").first ?? "") : location)
         if name.isEmpty { name = "image" }
@@ -108,7 +108,7 @@ final class SourceFeed: Sendable {
 
     /// A URL or file becomes a source; a folder is queued for listing (nil).
     private func source(forArgument argument: String, into state: inout Pending) -> BatchSource? {
-        if argument.contains("://") { return BatchSource(location: argument, display: argument) }
+        if DecodeArguments.isURL(argument) { return BatchSource(location: argument, display: argument) }
         let path = DecodeArguments.source(argument)
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
