@@ -1,0 +1,102 @@
+/* libtiff over a buffer in memory, with errors collected per file instead of printed.
+ * libtiff's client I/O procedures and its per-file error handlers (libtiff 4.5 TIFFOpenOptions) take C signatures,
+ * the handlers a va_list, so they are written here in C; the Swift plugin calls ip_tiff_open and reads `error`. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <tiffio.h>
+
+typedef struct ip_tiff_source {
+    const uint8_t *data;
+    uint64_t size;
+    uint64_t offset;
+    /* The first error libtiff reported for this file, as "module: message". */
+    char error[512];
+} ip_tiff_source;
+
+static inline tmsize_t ip_tiff_read(thandle_t handle, void *buffer, tmsize_t count) {
+    ip_tiff_source *source = (ip_tiff_source *)handle;
+    if (count <= 0 || source->offset >= source->size) return 0;
+    uint64_t left = source->size - source->offset;
+    uint64_t n = (uint64_t)count < left ? (uint64_t)count : left;
+    memcpy(buffer, source->data + source->offset, (size_t)n);
+    source->offset += n;
+    return (tmsize_t)n;
+}
+
+static inline tmsize_t ip_tiff_write(thandle_t handle, void *buffer, tmsize_t count) {
+    (void)handle; (void)buffer; (void)count;
+    return 0;
+}
+
+static inline toff_t ip_tiff_seek(thandle_t handle, toff_t offset, int whence) {
+    ip_tiff_source *source = (ip_tiff_source *)handle;
+    uint64_t base = whence == SEEK_CUR ? source->offset : whence == SEEK_END ? source->size : 0;
+    if (offset > UINT64_MAX - base) return (toff_t)-1;
+    source->offset = base + offset;
+    return (toff_t)source->offset;
+}
+
+static inline int ip_tiff_close(thandle_t handle) {
+    (void)handle;
+    return 0;
+}
+
+static inline toff_t ip_tiff_size(thandle_t handle) { return (toff_t)((ip_tiff_source *)handle)->size; }
+
+static inline int ip_tiff_map(thandle_t handle, void **base, toff_t *size) {
+    ip_tiff_source *source = (ip_tiff_source *)handle;
+    *base = (void *)source->data;
+    *size = (toff_t)source->size;
+    return 1;
+}
+
+static inline void ip_tiff_unmap(thandle_t handle, void *base, toff_t size) {
+    (void)handle; (void)base; (void)size;
+}
+
+static inline int ip_tiff_error(TIFF *tiff, void *user, const char *module, const char *format, va_list arguments) {
+    (void)tiff;
+    ip_tiff_source *source = (ip_tiff_source *)user;
+    if (source && !source->error[0]) {
+        int used = module ? snprintf(source->error, sizeof source->error, "%s: ", module) : 0;
+        if (used < 0) used = 0;
+        if ((size_t)used < sizeof source->error) vsnprintf(source->error + used, sizeof source->error - (size_t)used, format, arguments);
+    }
+    return 1; /* handled: libtiff's process-wide handler (stderr) is not called */
+}
+
+static inline int ip_tiff_warning(TIFF *tiff, void *user, const char *module, const char *format, va_list arguments) {
+    (void)tiff; (void)user; (void)module; (void)format; (void)arguments;
+    return 1; /* warnings are dropped, never printed */
+}
+
+/* Opens `source` read-only, memory-mapped, with its own error handlers and a cap on any single allocation libtiff
+ * makes (strip and tile buffers, tag arrays), so a hostile header cannot make it allocate without bound. */
+static inline TIFF *ip_tiff_open(ip_tiff_source *source, tmsize_t max_single_allocation) {
+    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    if (!options) return NULL;
+    TIFFOpenOptionsSetMaxSingleMemAlloc(options, max_single_allocation);
+    TIFFOpenOptionsSetErrorHandlerExtR(options, ip_tiff_error, source);
+    TIFFOpenOptionsSetWarningHandlerExtR(options, ip_tiff_warning, source);
+    TIFF *tiff = TIFFClientOpenExt("memory", "r", (thandle_t)source, ip_tiff_read, ip_tiff_write, ip_tiff_seek,
+                                   ip_tiff_close, ip_tiff_size, ip_tiff_map, ip_tiff_unmap, options);
+    TIFFOpenOptionsFree(options);
+    return tiff;
+}
+
+/* libtiff's process-wide handlers print to stderr; with them cleared, nothing does. */
+static inline void ip_tiff_silence_process_handlers(void) {
+    TIFFSetErrorHandler(NULL);
+    TIFFSetWarningHandler(NULL);
+}
+
+/* Scalar tag reads (TIFFGetField is variadic). Each returns 1 when the tag is present. */
+static inline int ip_tiff_u16(TIFF *tiff, uint32_t tag, uint16_t *value) { return TIFFGetField(tiff, tag, value); }
+static inline int ip_tiff_u32(TIFF *tiff, uint32_t tag, uint32_t *value) { return TIFFGetField(tiff, tag, value); }
+static inline int ip_tiff_u16_defaulted(TIFF *tiff, uint32_t tag, uint16_t *value) { return TIFFGetFieldDefaulted(tiff, tag, value); }
+static inline int ip_tiff_icc(TIFF *tiff, uint32_t *size, const void **data) { return TIFFGetField(tiff, TIFFTAG_ICCPROFILE, size, data); }
+static inline int ip_tiff_extra_samples(TIFF *tiff, uint16_t *count, const uint16_t **types) {
+    return TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, types);
+}

@@ -1,0 +1,124 @@
+import CTIFF
+import PluginAPI
+import PluginKit
+
+/// probe and decode: what the coder's C slots call inside `withStatus`.
+///
+/// Pixels come from libtiff's RGBA interface (`TIFFRGBAImage`), which reads every photometric interpretation,
+/// compression, bit depth (1–16), planar layout and tiling libtiff supports into RGBA8, strip by strip or tile by
+/// tile into the one output buffer; CMYK is converted naively (no profile), YCbCr through libtiff's conversion (and
+/// libjpeg's for JPEG-compressed YCbCr); alpha comes out associated (premultiplied). 16-bit samples are reduced to 8
+/// bits and float samples are refused with a clear UNSUPPORTED: the RGBA interface reads neither at full precision.
+/// The Orientation tag is applied: libtiff's flips for 2–4, and the transposes of 5–8 here.
+enum TIFFDecoding {
+    static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
+        guard let info else { throw PluginFailure.internalError("NULL info") }
+        let view = try DecodeRequestView(request)
+        let file = try TIFFFile(view.data, limits: view.options.limits)
+        try file.select(page: Int(view.options.page_index))
+        let (width, height) = displaySize(file, ignoreOrientation: view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION)))
+        var result = ip_image_info()
+        result.width = UInt32(width)
+        result.height = UInt32(height)
+        result.frame_count = 1
+        result.page_count = UInt32(file.pages.count)
+        result.loop_count = -1
+        result.bit_depth = UInt32(file.u16(Int32(TIFFTAG_BITSPERSAMPLE)) ?? 1)
+        result.has_alpha = file.hasAlpha ? 1 : 0
+        colorFacts(file).write(into: &result, call: view.call)
+        setInfoStrings(&result, format: "tiff", details: file.details)
+        ABIStruct.write(result, to: info)
+    }
+
+    static func decode(_ request: UnsafePointer<ip_decode_request>?, into image: UnsafeMutablePointer<ip_image>?) throws {
+        guard let image else { throw PluginFailure.internalError("NULL image") }
+        let view = try DecodeRequestView(request)
+        if view.options.frame_index > 0 { throw PluginFailure.notFound("frame \(view.options.frame_index) does not exist: TIFF pages are pages, not frames") }
+        let file = try TIFFFile(view.data, limits: view.options.limits)
+        try file.select(page: Int(view.options.page_index))
+        if file.u16(Int32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP) {
+            throw PluginFailure.unsupported("floating-point TIFF samples are not read by this coder yet (libtiff's RGBA interface reads integers)")
+        }
+        let ignore = view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION))
+        let stored = file.storedSize
+        let (width, height) = displaySize(file, ignoreOrientation: ignore)
+        try view.checkLimits(width: width, height: height)
+        var message = [CChar](repeating: 0, count: 1024)
+        guard TIFFRGBAImageOK(file.tiff, &message) != 0 else {
+            throw PluginFailure.unsupported(String(cString: message))
+        }
+        var reader = TIFFRGBAImage()
+        guard TIFFRGBAImageBegin(&reader, file.tiff, 1, &message) != 0 else {
+            throw PluginFailure.invalidData(String(cString: message))
+        }
+        defer { TIFFRGBAImageEnd(&reader) }
+        // libtiff applies the flip part of the orientation (it reads 5–8 as 1–4); asking for the file's own flip
+        // family cancels it, and every transform is then done below from the stored rows.
+        // Ignoring the orientation means the stored rows as they are: the file's own flip family again.
+        let fileOrientation = file.orientation
+        let orientation = ignore ? 1 : fileOrientation
+        let ownFamily = UInt16(fileOrientation > 4 ? fileOrientation - 4 : fileOrientation)
+        reader.req_orientation = ignore || orientation > 4 ? ownFamily : UInt16(ORIENTATION_TOPLEFT)
+        let transposes = orientation > 4
+        var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)
+        guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
+        try Host.checkCancellation(view.call)
+        if !transposes, Int(output.stride) == width * 4 {
+            try read(&reader, into: UnsafeMutableRawPointer(pixels), width: stored.width, height: stored.height, file: file)
+        } else {
+            let scratch = try Host.allocatePixels(view.call, width: stored.width, height: stored.height, format: IP_PIXEL_RGBA8)
+            defer { Host.freePixels(view.call, scratch.pixels) }
+            guard let rows = scratch.pixels, Int(scratch.stride) == stored.width * 4 else {
+                throw PluginFailure.internalError("the host's scratch rows are not packed")
+            }
+            try read(&reader, into: UnsafeMutableRawPointer(rows), width: stored.width, height: stored.height, file: file)
+            place(UnsafeRawPointer(rows), stored: stored, orientation: transposes ? orientation : 1, into: pixels, stride: Int(output.stride))
+        }
+        try Host.checkCancellation(view.call)
+        output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_NONE)
+        output.duration_ms = 0
+        output.index = UInt32(view.options.page_index)
+        colorFacts(file).write(into: &output, call: view.call)
+        ABIStruct.write(output, to: image)
+    }
+
+    /// The page through the RGBA interface into packed rows, top row first.
+    private static func read(_ reader: inout TIFFRGBAImage, into raster: UnsafeMutableRawPointer, width: Int, height: Int, file: TIFFFile) throws {
+        let words = raster.assumingMemoryBound(to: UInt32.self)
+        guard TIFFRGBAImageGet(&reader, words, UInt32(width), UInt32(height)) != 0 else {
+            throw PluginFailure.invalidData(file.error.isEmpty ? "libtiff could not read the image" : file.error)
+        }
+    }
+
+    /// Copies packed stored rows to the display layout for orientations 5–8 (and as is for 1).
+    private static func place(_ source: UnsafeRawPointer, stored: (width: Int, height: Int), orientation: Int,
+                              into target: UnsafeMutablePointer<UInt8>, stride: Int) {
+        let s = source.assumingMemoryBound(to: UInt32.self)
+        let (sw, sh) = stored
+        let displayWidth = orientation > 4 ? sh : sw, displayHeight = orientation > 4 ? sw : sh
+        for y in 0..<displayHeight {
+            let row = UnsafeMutableRawPointer(target + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<displayWidth {
+                let (sx, sy): (Int, Int)
+                switch orientation {
+                case 5: (sx, sy) = (y, x)
+                case 6: (sx, sy) = (y, sh - 1 - x)
+                case 7: (sx, sy) = (sw - 1 - y, sh - 1 - x)
+                case 8: (sx, sy) = (sw - 1 - y, x)
+                default: (sx, sy) = (x, y)
+                }
+                row[x] = s[sy * sw + sx]
+            }
+        }
+    }
+
+    static func displaySize(_ file: TIFFFile, ignoreOrientation: Bool) -> (Int, Int) {
+        let (width, height) = file.storedSize
+        return !ignoreOrientation && file.orientation > 4 ? (height, width) : (width, height)
+    }
+
+    /// An RGB (or grey) page's ICC profile; none for CMYK, which the RGBA interface has already made RGB naively.
+    static func colorFacts(_ file: TIFFFile) -> ColorFacts {
+        file.photometric == Int(PHOTOMETRIC_SEPARATED) ? ColorFacts() : ColorFacts(icc: file.iccProfile)
+    }
+}
