@@ -33,17 +33,7 @@ struct JXLCorpusTests {
     func badFilesFailCleanly() throws {
         let (corpus, rows) = try Self.rows()
         let coders = try JXLTesting.coders()
-        let bad = rows.filter { $0.path.hasPrefix("bad/") }
-        #expect(bad.count >= 5)
-        for row in bad {
-            let bytes = try TestFiles.read(corpus + "/" + row.path)
-            do {
-                _ = try coders.decode(data: bytes)
-                #expect(row.outcome == "ok-or-error", "\(row.path) decoded although the manifest says \(row.outcome)")
-            } catch let error as PipelineError {
-                #expect(!"\(error)".contains("\n"), "\(row.path): \(error)")
-            }
-        }
+        #expect(try CorpusManifest.expectBadRowsFailCleanly(rows, corpus: corpus, coders: coders) >= 5)
     }
 
     @Test("8-bit stills match djxl in their own colour space (lossless ones exactly)")
@@ -60,6 +50,18 @@ struct JXLCorpusTests {
             let difference = JXLTesting.maxDifference(image, reference)
             #expect(difference <= tolerance, "\(name): differs from djxl by up to \(difference) levels")
         }
+    }
+
+    @Test("info names the container's metadata and JPEG reconstruction boxes")
+    func boxesInDetails() throws {
+        let (corpus, _) = try Self.rows()
+        let coders = try JXLTesting.coders()
+        let oriented = try coders.probe(data: try TestFiles.read(corpus + "/jxl/conformance-bench_oriented_brg.jxl"))
+        #expect(oriented.details.contains("Exif box") && oriented.details.contains("JPEG reconstruction data (jbrd)"), "\(oriented.details)")
+        let indexed = try coders.probe(data: try TestFiles.read(corpus + "/jxl/jxlrs-5_frames_numbered_jxli.jxl"))
+        #expect(indexed.details.contains("frame index (jxli)"), "\(indexed.details)")
+        let naked = try coders.probe(data: try TestFiles.read(corpus + "/jxl/conformance-lz77_flower.jxl"))
+        #expect(naked.details.hasPrefix("codestream") && !naked.details.contains("box"), "\(naked.details)")
     }
 
     @Test("an animation is read frame by frame with its durations; PQ and HLG sources carry their CICP")

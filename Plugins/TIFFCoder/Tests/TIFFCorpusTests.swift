@@ -13,9 +13,8 @@ struct TIFFCorpusTests {
         return (corpus, try CorpusManifest.testRows(in: corpus).filter { $0.format == "tiff" })
     }
 
-    /// Valid files this coder does not read yet, each refused with UNSUPPORTED and a message saying why (the
-    /// plugin's README lists them): floating-point samples, which libtiff's RGBA interface does not read.
-    static let knownUnsupported: Set<String> = ["tiff/imagetiff-predictor-3-rgb-f32.tif", "tiff/imagetiff-random-fp16.tiff"]
+    /// Valid files this coder does not read yet, each refused with UNSUPPORTED saying why (the README lists the gaps).
+    static let knownUnsupported: Set<String> = []
 
     @Test("every valid file decodes at its display size, with its pages (reduced-resolution copies are not pages)")
     func validFilesDecode() throws {
@@ -47,17 +46,7 @@ struct TIFFCorpusTests {
     func badFilesFailCleanly() throws {
         let (corpus, rows) = try Self.rows()
         let coders = try Self.coders()
-        let bad = rows.filter { $0.path.hasPrefix("bad/") }
-        #expect(bad.count >= 6)
-        for row in bad {
-            let bytes = try TestFiles.read(corpus + "/" + row.path)
-            do {
-                _ = try coders.decode(data: bytes)
-                #expect(row.outcome == "ok-or-error", "\(row.path) decoded although the manifest says \(row.outcome)")
-            } catch let error as PipelineError {
-                #expect(!"\(error)".contains("\n"), "\(row.path): \(error)")
-            }
-        }
+        #expect(try CorpusManifest.expectBadRowsFailCleanly(rows, corpus: corpus, coders: coders) >= 6)
     }
 
     @Test("pixels match libtiff's tiff2rgba (same library, so exactly), after the orientation")
@@ -84,6 +73,36 @@ struct TIFFCorpusTests {
                 }
             }
             #expect(worst <= 1, "\(name): differs from tiff2rgba by up to \(worst)")
+        }
+    }
+
+    @Test("floating-point pages (32-bit with the floating-point predictor, 16-bit halves) read into RGBA16 as ImageMagick reads them")
+    func floatingPoint() throws {
+        let (corpus, _) = try Self.rows()
+        let convert = try Skip.unlessTool("convert")
+        let coders = try Self.coders()
+        let folder = try TestPaths.temporaryDirectory("tiff-float")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["imagetiff-predictor-3-rgb-f32.tif", "imagetiff-random-fp16.tiff"] {
+            let path = corpus + "/tiff/" + name
+            let image = try coders.decode(data: try TestFiles.read(path), options: DecodeOptions(highBitDepth: true, colorOutput: .keep))
+            #expect(image.pixelFormat == .rgba16, "\(name)")
+            // ImageMagick's own TIFF reader (not libtiff's RGBA interface): 16-bit RGB samples, little-endian.
+            let result = try CommandLine.run(convert, [path, "-depth", "16", "-endian", "LSB", "rgb:" + folder + "/ref.raw"])
+            guard result.status == 0 else { Issue.record("convert \(name): \(result.stderr)"); continue }
+            let reference = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/ref.raw")))
+            #expect(reference.count == image.width * image.height * 6, "\(name)")
+            var worst = 0
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let p = image.pixel(x: x, y: y), o = (y * image.width + x) * 6
+                    for (c, ours) in [p.r, p.g, p.b].enumerated() where o + c * 2 + 1 < reference.count {
+                        let theirs = Int(reference[o + c * 2]) | Int(reference[o + c * 2 + 1]) << 8
+                        worst = max(worst, abs(Int(ours) - theirs))
+                    }
+                }
+            }
+            #expect(worst <= 2, "\(name): differs from ImageMagick by up to \(worst) of 65535")
         }
     }
 

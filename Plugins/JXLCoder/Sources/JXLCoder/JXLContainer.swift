@@ -34,6 +34,48 @@ enum JXLContainer {
         return found ? parts : nil
     }
 
+    /// The types of a container's top-level boxes, in order (a Brotli-compressed `brob` box as "brob:" + the type
+    /// it holds); [] for a naked codestream or a box structure that does not add up.
+    static func boxTypes(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
+        guard JXLDecoding.isContainer(data) else { return [] }
+        var offset = 0
+        var types: [String] = []
+        while offset + 8 <= data.count, types.count < 256 {
+            var size = Int(readBigEndian(data, offset, 4))
+            var header = 8
+            if size == 1 {
+                guard offset + 16 <= data.count else { break }
+                let large = readBigEndian(data, offset + 8, 8)
+                guard large <= UInt64(data.count) else { break }
+                size = Int(large)
+                header = 16
+            } else if size == 0 {
+                size = data.count - offset
+            }
+            guard size >= header, offset + size <= data.count else { break }
+            var type = String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            if type == "brob", size >= header + 4 {
+                type += ":" + String(decoding: data[(offset + header)..<(offset + header + 4)], as: UTF8.self)
+            }
+            types.append(type)
+            offset += size
+        }
+        return types
+    }
+
+    /// What a person reading `info` wants to know of the boxes: metadata and JPEG reconstruction data.
+    static func boxSummary(_ types: [String]) -> [String] {
+        var parts: [String] = []
+        if types.contains("Exif") { parts.append("Exif box") }
+        if types.contains("brob:Exif") { parts.append("Exif box (Brotli)") }
+        if types.contains("xml ") { parts.append("XMP box") }
+        if types.contains("brob:xml ") { parts.append("XMP box (Brotli)") }
+        if types.contains("jumb") || types.contains("brob:jumb") { parts.append("JUMBF box") }
+        if types.contains("jbrd") { parts.append("JPEG reconstruction data (jbrd)") }
+        if types.contains("jxli") { parts.append("frame index (jxli)") }
+        return parts
+    }
+
     private static func readBigEndian(_ data: UnsafeBufferPointer<UInt8>, _ offset: Int, _ count: Int) -> UInt64 {
         (0..<count).reduce(UInt64(0)) { $0 << 8 | UInt64(data[offset + $1]) }
     }

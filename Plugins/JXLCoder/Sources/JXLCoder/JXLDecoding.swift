@@ -23,7 +23,8 @@ enum JXLDecoding {
         result.bit_depth = UInt32(decoder.info.bits_per_sample)
         result.has_alpha = decoder.hasAlpha ? 1 : 0
         decoder.color.write(into: &result, call: view.call)
-        setInfoStrings(&result, format: "jxl", details: decoder.details(container: isContainer(view.data)))
+        let boxes = JXLContainer.boxSummary(JXLContainer.boxTypes(view.data))
+        setInfoStrings(&result, format: "jxl", details: ([decoder.details(container: isContainer(view.data))] + boxes).joined(separator: ", "))
         ABIStruct.write(result, to: info)
     }
 

@@ -8,7 +8,7 @@ import PluginKit
 /// compression, bit depth (1–16), planar layout and tiling libtiff supports into RGBA8, strip by strip or tile by
 /// tile into the one output buffer; CMYK is converted naively (no profile), YCbCr through libtiff's conversion (and
 /// libjpeg's for JPEG-compressed YCbCr); alpha comes out associated (premultiplied). 16-bit samples are reduced to 8
-/// bits and float samples are refused with a clear UNSUPPORTED: the RGBA interface reads neither at full precision.
+/// bits by the RGBA interface; floating-point pages, which it refuses, are read by `TIFFFloatPixels` into RGBA16.
 /// The Orientation tag is applied: libtiff's flips for 2–4, and the transposes of 5–8 here.
 enum TIFFDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
@@ -36,13 +36,26 @@ enum TIFFDecoding {
         if view.options.frame_index > 0 { throw PluginFailure.notFound("frame \(view.options.frame_index) does not exist: TIFF pages are pages, not frames") }
         let file = try TIFFFile(view.data, limits: view.options.limits)
         try file.select(page: Int(view.options.page_index))
-        if file.u16(Int32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP) {
-            throw PluginFailure.unsupported("floating-point TIFF samples are not read by this coder yet (libtiff's RGBA interface reads integers)")
-        }
         let ignore = view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION))
         let stored = file.storedSize
         let (width, height) = displaySize(file, ignoreOrientation: ignore)
         try view.checkLimits(width: width, height: height)
+        if file.u16(Int32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP) {
+            var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA16)
+            guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
+            let samples = try TIFFFloatPixels.read(file, call: view.call)
+            samples.withUnsafeBufferPointer { rows in
+                rows.withMemoryRebound(to: UInt64.self) { words in
+                    place(words.baseAddress!, stored: stored, orientation: ignore ? 1 : file.orientation, into: pixels,
+                          stride: Int(output.stride))
+                }
+            }
+            output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE)
+            output.index = UInt32(view.options.page_index)
+            colorFacts(file).write(into: &output, call: view.call)
+            ABIStruct.write(output, to: image)
+            return
+        }
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(file.tiff, &message) != 0 else {
             throw PluginFailure.unsupported(String(cString: message))
@@ -72,7 +85,8 @@ enum TIFFDecoding {
                 throw PluginFailure.internalError("the host's scratch rows are not packed")
             }
             try read(&reader, into: UnsafeMutableRawPointer(rows), width: stored.width, height: stored.height, file: file)
-            place(UnsafeRawPointer(rows), stored: stored, orientation: transposes ? orientation : 1, into: pixels, stride: Int(output.stride))
+            place(UnsafeRawPointer(rows).assumingMemoryBound(to: UInt32.self), stored: stored, orientation: transposes ? orientation : 1,
+                  into: pixels, stride: Int(output.stride))
         }
         try Host.checkCancellation(view.call)
         output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_NONE)
@@ -90,24 +104,27 @@ enum TIFFDecoding {
         }
     }
 
-    /// Copies packed stored rows to the display layout for orientations 5–8 (and as is for 1).
-    private static func place(_ source: UnsafeRawPointer, stored: (width: Int, height: Int), orientation: Int,
-                              into target: UnsafeMutablePointer<UInt8>, stride: Int) {
-        let s = source.assumingMemoryBound(to: UInt32.self)
+    /// Copies packed stored pixels (one `Pixel` each: UInt32 for RGBA8, UInt64 for RGBA16) to the display layout of
+    /// the EXIF/TIFF orientation 1–8, display (x, y) reading stored (sx, sy).
+    private static func place<Pixel>(_ source: UnsafePointer<Pixel>, stored: (width: Int, height: Int), orientation: Int,
+                                     into target: UnsafeMutablePointer<UInt8>, stride: Int) {
         let (sw, sh) = stored
         let displayWidth = orientation > 4 ? sh : sw, displayHeight = orientation > 4 ? sw : sh
         for y in 0..<displayHeight {
-            let row = UnsafeMutableRawPointer(target + y * stride).assumingMemoryBound(to: UInt32.self)
+            let row = UnsafeMutableRawPointer(target + y * stride).assumingMemoryBound(to: Pixel.self)
             for x in 0..<displayWidth {
                 let (sx, sy): (Int, Int)
                 switch orientation {
+                case 2: (sx, sy) = (sw - 1 - x, y)
+                case 3: (sx, sy) = (sw - 1 - x, sh - 1 - y)
+                case 4: (sx, sy) = (x, sh - 1 - y)
                 case 5: (sx, sy) = (y, x)
                 case 6: (sx, sy) = (y, sh - 1 - x)
                 case 7: (sx, sy) = (sw - 1 - y, sh - 1 - x)
                 case 8: (sx, sy) = (sw - 1 - y, x)
                 default: (sx, sy) = (x, y)
                 }
-                row[x] = s[sy * sw + sx]
+                row[x] = source[sy * sw + sx]
             }
         }
     }
