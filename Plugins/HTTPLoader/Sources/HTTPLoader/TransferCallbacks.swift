@@ -72,9 +72,7 @@ extension HTTPLoadTask {
         }
         if let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0, responseHeaders.count < Self.keptHeaderLines {
             let name = String(decoding: line[..<colon], as: UTF8.self)
-            let whitespace: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A]
-            let value = line[(colon + 1)...].drop(while: whitespace.contains).reversed().drop(while: whitespace.contains).reversed()
-            responseHeaders.append((name, String(decoding: value, as: UTF8.self)))
+            responseHeaders.append((name, String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
         }
         return true
     }
@@ -119,9 +117,13 @@ extension HTTPLoadTask {
         guard line.count >= name.count, zip(line.prefix(name.count), name).allSatisfy({ lowered($0) == $1 }) else {
             return nil
         }
+        return trimmed(line.dropFirst(name.count)).map(lowered)
+    }
+
+    /// A header value without the blanks and line end around it.
+    private func trimmed(_ value: Slice<UnsafeRawBufferPointer>) -> [UInt8] {
         let whitespace: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A]
-        return line.dropFirst(name.count).drop(while: whitespace.contains).reversed()
-            .drop(while: whitespace.contains).reversed().map(lowered)
+        return value.drop(while: whitespace.contains).reversed().drop(while: whitespace.contains).reversed()
     }
 
     private func lowered(_ byte: UInt8) -> UInt8 {

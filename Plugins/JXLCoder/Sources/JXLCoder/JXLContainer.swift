@@ -2,65 +2,50 @@
 /// box whose size is given as a 64-bit "largesize" (size field 1), which ISO/IEC 18181-2 allows and libjxl 0.7
 /// reports as truncated. Other containers are given to libjxl whole (it reads their boxes, Exif and jbrd included).
 enum JXLContainer {
-    /// The codestream of a container: the `jxlc` box's payload, or the `jxlp` parts concatenated (each after its
-    /// 4-byte index); nil when `data` is not a container or holds neither.
-    static func codestream(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// A container's top-level boxes in order, each with its payload's range in `data`, up to the first box whose
+    /// size does not add up (`complete` false then); nil for a naked codestream. The one reading of box headers
+    /// (32-bit size, or 1 and a 64-bit largesize, or 0 for "to the end") that both uses below share.
+    static func boxes(_ data: UnsafeBufferPointer<UInt8>) -> (boxes: [(type: String, payload: Range<Int>)], complete: Bool)? {
         guard JXLDecoding.isContainer(data) else { return nil }
         var offset = 0
-        var parts: [UInt8] = []
-        var found = false
+        var boxes: [(type: String, payload: Range<Int>)] = []
         while offset + 8 <= data.count {
             var size = Int(readBigEndian(data, offset, 4))
-            let type = String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self)
             var header = 8
             if size == 1 {
-                guard offset + 16 <= data.count else { return nil }
+                guard offset + 16 <= data.count else { return (boxes, false) }
                 let large = readBigEndian(data, offset + 8, 8)
-                guard large <= UInt64(data.count) else { return nil }
+                guard large <= UInt64(data.count) else { return (boxes, false) }
                 size = Int(large)
                 header = 16
             } else if size == 0 {
                 size = data.count - offset  // the box runs to the end of the file
             }
-            guard size >= header, offset + size <= data.count else { return nil }
-            let payload = (offset + header)..<(offset + size)
-            if type == "jxlc" { return Array(data[payload]) }
-            if type == "jxlp", payload.count >= 4 {
-                parts += data[(payload.lowerBound + 4)..<payload.upperBound]
-                found = true
-            }
+            guard size >= header, offset + size <= data.count else { return (boxes, false) }
+            boxes.append((String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self), (offset + header)..<(offset + size)))
             offset += size
         }
-        return found ? parts : nil
+        return (boxes, true)
     }
 
-    /// The types of a container's top-level boxes, in order (a Brotli-compressed `brob` box as "brob:" + the type
-    /// it holds); [] for a naked codestream or a box structure that does not add up.
+    /// The codestream of a container: the `jxlc` box's payload, or the `jxlp` parts concatenated (each after its
+    /// 4-byte index); nil when `data` is not a container or holds neither (or its boxes break off before one).
+    static func codestream(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let (boxes, complete) = boxes(data) else { return nil }
+        if let whole = boxes.first(where: { $0.type == "jxlc" }) { return Array(data[whole.payload]) }
+        let parts = boxes.filter { $0.type == "jxlp" && $0.payload.count >= 4 }
+        guard complete, !parts.isEmpty else { return nil }
+        return parts.flatMap { data[($0.payload.lowerBound + 4)..<$0.payload.upperBound] }
+    }
+
+    /// The types of a container's first 256 top-level boxes, in order (a Brotli-compressed `brob` box as "brob:" +
+    /// the type it holds); [] for a naked codestream.
     static func boxTypes(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
-        guard JXLDecoding.isContainer(data) else { return [] }
-        var offset = 0
-        var types: [String] = []
-        while offset + 8 <= data.count, types.count < 256 {
-            var size = Int(readBigEndian(data, offset, 4))
-            var header = 8
-            if size == 1 {
-                guard offset + 16 <= data.count else { break }
-                let large = readBigEndian(data, offset + 8, 8)
-                guard large <= UInt64(data.count) else { break }
-                size = Int(large)
-                header = 16
-            } else if size == 0 {
-                size = data.count - offset
-            }
-            guard size >= header, offset + size <= data.count else { break }
-            var type = String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            if type == "brob", size >= header + 4 {
-                type += ":" + String(decoding: data[(offset + header)..<(offset + header + 4)], as: UTF8.self)
-            }
-            types.append(type)
-            offset += size
+        guard let (boxes, _) = boxes(data) else { return [] }
+        return boxes.prefix(256).map { box in
+            guard box.type == "brob", box.payload.count >= 4 else { return box.type }
+            return "brob:" + String(decoding: data[box.payload.lowerBound..<(box.payload.lowerBound + 4)], as: UTF8.self)
         }
-        return types
     }
 
     /// What a person reading `info` wants to know of the boxes: metadata and JPEG reconstruction data.
