@@ -119,6 +119,54 @@ import TestSupport
         #expect(serve.terminate() == 0)
     }
 
+    @Test("a request head must be complete within --header-timeout: a byte every 0.3 s is cut, a kept-alive connection is not")
+    func requestHeadsHaveADeadline() throws {
+        let serve = try ServeProcess(["--allow-unsigned", "--header-timeout", "2", "--idle-timeout", "30"])
+        // One client trickles a head (each byte resets an idle timeout, so only a total deadline ends it); another
+        // asks for /health, waits 1 s on the kept-alive connection, asks again. Prints how long the trickle lasted
+        // and the second client's two statuses.
+        let program = """
+            import socket, sys, time
+            port = int(sys.argv[1])
+            slow = socket.create_connection(("127.0.0.1", port)); slow.sendall(b"GET /health HTTP/1.1\\r\\nHost: x\\r\\n")
+            began = time.monotonic(); ended = None
+            while time.monotonic() - began < 8:
+                time.sleep(0.3)
+                try:
+                    slow.sendall(b"X")
+                    slow.setblocking(False)
+                    if slow.recv(1, socket.MSG_PEEK) == b"": ended = time.monotonic(); break
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    ended = time.monotonic(); break
+                finally:
+                    slow.setblocking(True)
+            print("%.1f" % ((ended or time.monotonic()) - began) if ended else "open")
+            kept = socket.create_connection(("127.0.0.1", port)); kept.settimeout(5)
+            statuses = []
+            for _ in range(2):
+                kept.sendall(b"GET /health HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                data = b""
+                while b"ok\\n" not in data:
+                    chunk = kept.recv(4096)
+                    if not chunk: break
+                    data += chunk
+                statuses.append(data.split(b" ")[1].decode() if data else "closed")
+                time.sleep(1)
+            print(" ".join(statuses))
+            """
+        let lines = try python(program, ["\(serve.port)"]).split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        let lasted = Double(lines.first ?? "") ?? 99
+        #expect(lasted >= 1.5 && lasted <= 4, "a trickled head lasted \(lines.first ?? "?") s with --header-timeout 2")
+        #expect(lines.last == "200 200", "a kept-alive connection: \(lines)")
+        let metrics = text(try serve.get("/metrics"))
+        let cut = metrics.split(separator: "\n").first { $0.hasPrefix("imagepipe_http_header_timeouts_total ") }
+        #expect(cut.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(String(describing: cut))")
+        #expect(serve.terminate() == 0)
+    }
+
     // MARK: 6. A port already in use
 
     @Test("a second serve on a port in use fails with one line; --reuse-port on both shares it on purpose")
@@ -236,6 +284,30 @@ import TestSupport
             """
         let answers = try python(program, ["\(serve.port)"]).split(separator: "\n").map(String.init)
         #expect(answers == ["400 closed", "400 closed", "400 closed"], "no Host, CL+TE, absolute-form: \(answers)")
+        // A 304's Content-Length is the 200's (RFC 9110 8.6: any other value is wrong) and no body follows: a second
+        // request on the same connection is answered cleanly.
+        let fixed = serve.signed("/s:64:64/" + ServeProcess.plain("local:///photos/a.png") + "@png")
+        let full = try serve.get(fixed)
+        let etag = full.headers["etag"] ?? ""
+        let revalidation = """
+            import socket, sys
+            port, path, etag = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(5)
+            s.sendall(("GET %s HTTP/1.1\\r\\nHost: x\\r\\nIf-None-Match: %s\\r\\n\\r\\n" % (path, etag)).encode())
+            data = b""
+            while b"\\r\\n\\r\\n" not in data: data += s.recv(4096)
+            head, rest = data.split(b"\\r\\n\\r\\n", 1)
+            lines = head.decode().split("\\r\\n")
+            length = [l.split(":", 1)[1].strip() for l in lines if l.lower().startswith("content-length:")]
+            s.sendall(b"GET /health HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+            while b"ok\\n" not in rest:
+                chunk = s.recv(4096)
+                if not chunk: break
+                rest += chunk
+            print(lines[0].split(" ")[1], ",".join(length) or "none", rest.split(b"\\r\\n")[0].decode())
+            """
+        let notModified = try python(revalidation, ["\(serve.port)", fixed, etag]).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(full.status == 200 && notModified == "304 \(full.body.count) HTTP/1.1 200 OK", "\(notModified)")
         let unsigned = try serve.get("/AAAA/bogus:1/plain/local%3A%2F%2F%2Fphotos%2Fa.png@png")
         #expect(unsigned.status == 403 && text(unsigned) == "bad signature\n", "\(unsigned.status) \(text(unsigned))")
         #expect(serve.terminate() == 0)

@@ -20,6 +20,9 @@ typedef struct ip_httpd_settings {
     unsigned connection_limit;      /* connections at once, all clients */
     unsigned per_client_limit;      /* connections at once from one client address (0 = no limit) */
     unsigned idle_timeout_seconds;  /* a connection with no traffic for this long is closed (0 = never) */
+    unsigned header_timeout_seconds;/* a request head must be complete this long after the connection opens, or
+                                     * max(this, idle) after the previous answer on it; else the connection is
+                                     * shut (0 = 10 s). MHD's own timeout is idle only: a byte a second resets it. */
     int reuse_port;                 /* SO_REUSEPORT: share the port with other sockets that ask for it */
 } ip_httpd_settings;
 
@@ -38,6 +41,8 @@ void ip_httpd_quiesce(ip_httpd *server);
  * A later ip_httpd_respond for such a request is dropped. Returns how many were answered. */
 unsigned ip_httpd_answer_waiting(ip_httpd *server, unsigned status, const char *const *names, const char *const *values,
                                  size_t header_count, const uint8_t *body, size_t size);
+/* Connections shut because their request head was not complete in time (since start). */
+unsigned long ip_httpd_overdue_heads(ip_httpd *server);
 /* Stops the server and frees it; no handler call is running or will run afterwards. Call it only when no
  * request is suspended (after ip_httpd_answer_waiting and once ip_httpd_active is 0). */
 void ip_httpd_stop(ip_httpd *server);
@@ -52,7 +57,8 @@ const char *ip_httpd_header(const ip_httpd_request *request, const char *name);
 /* The client's address as text ("127.0.0.1"), during the handler call. */
 void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size);
 
-/* Answers the request: status, headers (names[i]: values[i]), body (copied). Called exactly once per handler
+/* Answers the request: status, headers (names[i]: values[i]), body (copied). For a 304, `body` is the 200's
+ * representation: only its length is sent (as Content-Length), never its bytes. Called exactly once per handler
  * call, even when the request was already answered (by ip_httpd_answer_waiting) or its client left: that call
  * is what lets the request's memory go. Returns 0 when this call answered it. */
 int ip_httpd_respond(ip_httpd_request *request, unsigned status, const char *const *names, const char *const *values,

@@ -23,6 +23,9 @@ final class HTTPServer: @unchecked Sendable {
         var perClient = 64
         /// Seconds without traffic before a connection is closed.
         var idleTimeout = 15
+        /// Seconds for a whole request head after connecting (or max(this, idleTimeout) after the previous answer
+        /// on a kept-alive connection): the idle timeout alone lets a byte a second hold a connection for ever.
+        var headerTimeout = 10
         /// SO_REUSEPORT (several processes sharing the port on purpose).
         var reusePort = false
     }
@@ -32,7 +35,7 @@ final class HTTPServer: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 512)
         var settings = ip_httpd_settings(threads: UInt32(max(1, limits.threads)), connection_limit: UInt32(limits.connections),
                                          per_client_limit: UInt32(limits.perClient), idle_timeout_seconds: UInt32(limits.idleTimeout),
-                                         reuse_port: limits.reusePort ? 1 : 0)
+                                         header_timeout_seconds: UInt32(limits.headerTimeout), reuse_port: limits.reusePort ? 1 : 0)
         guard let started = ip_httpd_start(address, port, &settings, { context, request in
                                                guard let context, let request else { return }
                                                Unmanaged<HandlerBox>.fromOpaque(context).takeUnretainedValue().handle(HTTPRequest(request))
@@ -45,6 +48,9 @@ final class HTTPServer: @unchecked Sendable {
 
     /// Requests begun and not yet answered on the wire (0 after stop()).
     var activeRequests: Int { server.map { Int(ip_httpd_active($0)) } ?? 0 }
+
+    /// Connections shut since start because their request head was overdue.
+    var overdueHeads: Int { server.map { Int(ip_httpd_overdue_heads($0)) } ?? 0 }
 
     /// Stops accepting connections; the open ones are served to the end.
     func quiesce() { if let server { ip_httpd_quiesce(server) } }

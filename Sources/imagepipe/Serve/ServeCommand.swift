@@ -49,6 +49,10 @@ enum ServeCommand: Command {
           --per-client-connections N  connections at once from one client address (default 64): one client
                                     holding connections open (slowloris) cannot take every slot
           --idle-timeout SECONDS    close a connection with no traffic for this long (default 15)
+          --header-timeout SECONDS  a request's whole head (request line and headers) must arrive within this
+                                    long of connecting (default 10), or of the previous answer on a kept-alive
+                                    connection (the longer of this and --idle-timeout); else the connection is
+                                    closed: a client sending a byte a second cannot hold it
           --reuse-port              share the port with other processes that ask for it (SO_REUSEPORT); without
                                     it a port in use is an error
           --source-ttl SECONDS      how long an http(s) source is used without asking its origin again (default
@@ -74,7 +78,7 @@ enum ServeCommand: Command {
         let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(IsolationSetup.valued).union([
             "listen", "allow-source", "root", "max-size", "max-pixels", "max-memory", "max-input", "concurrency",
             "queue", "threads", "max-age", "output-cache", "redis", "cache-dir", "access-log", "shutdown-grace", "formats",
-            "connections", "per-client-connections", "idle-timeout", "source-ttl", "failed-ttl",
+            "connections", "per-client-connections", "idle-timeout", "header-timeout", "source-ttl", "failed-ttl",
         ]).union(SigningSecrets.valued), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses", "reuse-port"]))
         guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
         let (address, port) = try listenAddress(args.value("listen") ?? "127.0.0.1:8080")
@@ -142,8 +146,10 @@ enum ServeCommand: Command {
         limits.connections = try args.int("connections", range: 1...1_000_000) ?? 10_000
         limits.perClient = try args.int("per-client-connections", range: 1...1_000_000) ?? 64
         limits.idleTimeout = try args.int("idle-timeout", range: 1...86_400) ?? 15
+        limits.headerTimeout = try args.int("header-timeout", range: 1...86_400) ?? 10
         limits.reusePort = args.flag("reuse-port")
         let server = try HTTPServer(address: address, port: port, limits: limits) { handler.handle($0) }
+        handler.metrics.overdueHeads.withLock { $0 = { server.overdueHeads } }
         // Written straight to the descriptor: a script (or a test) waits for this line to learn the port.
         let ready = "imagepipe serve: listening on http://\(address):\(server.port)\n"
         _ = ready.withCString { write(1, $0, strlen($0)) }

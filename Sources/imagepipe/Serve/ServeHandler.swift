@@ -70,7 +70,7 @@ final class ServeHandler: Sendable {
             request.respond(status, headers: headers + [("Server", "imagepipe")], body: body, close: draining.load(ordering: .acquiring))
             let seconds = Self.now() - started
             metrics.record(status: status, seconds: seconds)
-            if settings.accessLog { log(client: client, method: method, path: path, status: status, bytes: body.count, seconds: seconds, tier: tier) }
+            if settings.accessLog { log(client: client, method: method, path: path, status: status, bytes: status == 304 ? 0 : body.count, seconds: seconds, tier: tier) }
         }
         guard method == "GET" || method == "HEAD" else {
             return finish(405, [("Allow", "GET, HEAD"), ("Content-Type", "text/plain")], Array("only GET and HEAD\n".utf8), "-")
@@ -127,7 +127,8 @@ final class ServeHandler: Sendable {
         let answer: @Sendable (OutputCache.Entry, String) -> Void = { [self] entry, tier in
             var headers: [(String, String)] = [("ETag", entry.etag), ("Cache-Control", "public, max-age=\(settings.cacheMaxAge)")]
             if format.negotiated { headers.append(("Vary", "Accept")) }
-            if Self.matches(ifNoneMatch, entry.etag) { return finish(304, headers, [], tier) }
+            // The body goes along only for its length: a 304's Content-Length must equal the 200's (RFC 9110 8.6).
+            if Self.matches(ifNoneMatch, entry.etag) { return finish(304, headers, entry.body, tier) }
             finish(200, headers + [("Content-Type", entry.contentType)], entry.body, tier)
         }
         if !needsRevalidation, let hit = outputs.entry(for: outputKey()) {

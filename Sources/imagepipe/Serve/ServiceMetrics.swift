@@ -20,6 +20,8 @@ final class ServiceMetrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The HTTP server's count of connections shut for an overdue request head (set once the server runs).
+    let overdueHeads = Mutex<(@Sendable () -> Int)?>(nil)
 
     func record(status: Int, seconds: Double) {
         state.withLock { s in
@@ -65,6 +67,9 @@ final class ServiceMetrics: Sendable {
         for tier in ["memory", "shared"] { lines.append("imagepipe_cache_hits_total{tier=\"\(tier)\"} \(s.tierHits[tier] ?? 0)") }
         lines.append("# TYPE imagepipe_cache_misses_total counter")
         lines.append("imagepipe_cache_misses_total \(s.misses)")
+        lines.append("# HELP imagepipe_http_header_timeouts_total Connections shut because a request head was not complete within --header-timeout (a slow client, or a slowloris).")
+        lines.append("# TYPE imagepipe_http_header_timeouts_total counter")
+        lines.append("imagepipe_http_header_timeouts_total \(overdueHeads.withLock { $0 }?() ?? 0)")
         lines.append("# HELP imagepipe_renders_total Outputs rendered (decoded, processed and encoded) by this process.")
         lines.append("# TYPE imagepipe_renders_total counter")
         lines.append("imagepipe_renders_total \(s.renders)")
@@ -111,6 +116,8 @@ final class RenderGate: Sendable {
         var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     }
     private let state = Mutex(State())
+    /// The HTTP server's count of connections shut for an overdue request head (set once the server runs).
+    let overdueHeads = Mutex<(@Sendable () -> Int)?>(nil)
 
     init(limit: Int, queueLimit: Int) {
         self.limit = max(1, limit)
@@ -183,6 +190,8 @@ final class OutputCache: Sendable {
 
     let capacity: Int
     private let state = Mutex(State())
+    /// The HTTP server's count of connections shut for an overdue request head (set once the server runs).
+    let overdueHeads = Mutex<(@Sendable () -> Int)?>(nil)
 
     init(capacity: Int) { self.capacity = capacity }
 
