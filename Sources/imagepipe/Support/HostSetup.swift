@@ -78,6 +78,14 @@ enum HostSetup {
             }
             lines[scheme, default: []].append(String(option[option.index(after: colon)...]))
         }
+        // The S3 loader's credentials, region and endpoint, found as AWS's tools find them (S3LoaderEnvironment),
+        // before the explicit lines so that those win.
+        do {
+            let found = try S3LoaderEnvironment.configurationLines(explicit: lines["s3"] ?? [])
+            if !found.isEmpty { lines["s3"] = found + (lines["s3"] ?? []) }
+        } catch {
+            throw CLIError("\(error)")
+        }
         return lines.mapValues { $0.joined(separator: "\n") }
     }
 

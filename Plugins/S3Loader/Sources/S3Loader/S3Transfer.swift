@@ -1,0 +1,120 @@
+import CCurl
+import CS3Curl
+import PluginAPI
+import PluginKit
+
+/// One attempt's curl easy handle: the signed GET (libcurl's own AWS Signature Version 4, CURLOPT_AWS_SIGV4: the
+/// field's most used HTTP library signs the canonical request, rather than this plugin re-implementing it), over
+/// the process's shared connections, with the task's callbacks.
+///
+/// libcurl 7.88 signs every header it sends that the request adds, so the session token and the payload hash
+/// (S3 refuses a SigV4 request without x-amz-content-sha256, which this libcurl does not add) are signed too.
+final class S3Transfer {
+    /// SHA-256 of the empty body of a GET.
+    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    private let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private let task: S3LoadTask
+    private let remainingMilliseconds: UInt64
+
+    init(task: S3LoadTask, remainingMilliseconds: UInt64) throws {
+        guard let easy = curl_easy_init() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_easy_init failed") }
+        self.easy = easy
+        self.task = task
+        self.remainingMilliseconds = remainingMilliseconds
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        do {
+            try configure()
+        } catch {
+            cleanUp()
+            throw error
+        }
+    }
+
+    deinit { cleanUp() }
+
+    private var cleaned = false
+    private func cleanUp() {
+        guard !cleaned else { return }
+        cleaned = true
+        curl_easy_cleanup(easy)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    private func configure() throws {
+        var lines = ["x-amz-content-sha256: \(Self.emptyPayloadHash)"]
+        if let token = task.settings.credentials?.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        lines += task.request.headers
+        for line in lines {
+            guard let list = curl_slist_append(headerList, line) else { throw PluginFailure(IP_STATUS_NO_MEMORY, "cannot allocate the request headers") }
+            headerList = list
+        }
+        let context = Unmanaged.passUnretained(task).toOpaque()
+        var failed: String?
+        func set(_ name: String, _ code: CURLcode) { if code != CURLE_OK, failed == nil { failed = name } }
+        set("URL", ip_curl_easy_setopt_string(easy, CURLOPT_URL, task.location.requestURL(task.settings)))
+        // The key is literal: never collapse dot segments (S3Location also refuses them, to be safe behind proxies).
+        set("PATH_AS_IS", ip_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1))
+        set("ERRORBUFFER", ip_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        set("NOSIGNAL", ip_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        set("PROTOCOLS_STR", ip_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set("FOLLOWLOCATION", ip_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        set("TIMEOUT_MS", ip_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(max(1, remainingMilliseconds))))
+        set("CONNECTTIMEOUT_MS", ip_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(task.request.connectTimeoutMilliseconds)))
+        set("BUFFERSIZE", ip_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 << 10))
+        set("USERAGENT", ip_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, S3Curl.userAgent))
+        set("HTTPHEADER", ip_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+        if let credentials = task.settings.credentials {
+            set("AWS_SIGV4", ip_curl_easy_setopt_string(easy, CURLOPT_AWS_SIGV4, "aws:amz:\(task.settings.region):s3"))
+            set("USERNAME", ip_curl_easy_setopt_string(easy, CURLOPT_USERNAME, credentials.accessKeyID))
+            set("PASSWORD", ip_curl_easy_setopt_string(easy, CURLOPT_PASSWORD, credentials.secretAccessKey))
+        }
+        if let share = ip_s3_share() { set("SHARE", ip_s3_easy_set_share(easy, share)) }
+        set("WRITEFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, Self.write))
+        set("WRITEDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
+        set("HEADERFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, Self.header))
+        set("HEADERDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        set("XFERINFOFUNCTION", ip_s3_easy_set_progress(easy, Self.progress, context))
+        if let failed { throw PluginFailure.internalError("libcurl refused CURLOPT_\(failed)") }
+    }
+
+    func perform() -> CURLcode { curl_easy_perform(easy) }
+
+    /// A transport failure in words (the store's address, libcurl's own detail).
+    func failure(for code: CURLcode) -> PluginFailure {
+        var detail = String(cString: errorBuffer)
+        if detail.isEmpty { detail = String(cString: curl_easy_strerror(code)) }
+        let store = task.settings.endpoint.map { "\($0.scheme)://\($0.authority)" } ?? "AWS S3 (\(task.settings.region))"
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: return .io("the store \(store) timed out (\(detail))")
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: return .io("cannot reach the store \(store) (\(detail))")
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR: return .truncated("the store \(store) closed the connection after \(task.delivered) bytes (\(detail))")
+        case CURLE_FILESIZE_EXCEEDED: return .limitExceeded("the object exceeds the limit of \(task.request.maxBytes) bytes")
+        default: return .io("the store \(store): \(detail)")
+        }
+    }
+
+    private static let abort = Int(CURL_WRITEFUNC_ERROR)
+
+    private static let write: ip_curl_data_callback = { buffer, size, count, context in
+        guard let context else { return abort }
+        let task = Unmanaged<S3LoadTask>.fromOpaque(context).takeUnretainedValue()
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+        return task.receive(bytes) ? size * count : abort
+    }
+
+    private static let header: ip_curl_data_callback = { buffer, size, count, context in
+        guard let context, let buffer else { return 0 }
+        let task = Unmanaged<S3LoadTask>.fromOpaque(context).takeUnretainedValue()
+        task.receiveHeader(String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self))
+        return size * count
+    }
+
+    private static let progress: curl_xferinfo_callback = { context, _, _, _, _ in
+        guard let context else { return 1 }
+        return Unmanaged<S3LoadTask>.fromOpaque(context).takeUnretainedValue().shouldAbort() ? 1 : 0
+    }
+}
