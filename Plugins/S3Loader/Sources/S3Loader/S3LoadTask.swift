@@ -245,7 +245,8 @@ private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CCha
 extension StringProtocol {
     fileprivate var trimmingLineEnd: Substring {
         var slice = Substring(self)
-        while slice.last == "\n" || slice.last == "\r" { slice.removeLast() }
+        // "\r\n" is one Character in Swift: isNewline covers it, "\n" and "\r".
+        while let last = slice.last, last.isNewline { slice.removeLast() }
         return slice
     }
 }
