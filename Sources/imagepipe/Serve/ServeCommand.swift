@@ -22,7 +22,7 @@ enum ServeCommand: Command {
           up (upscale)  q:N  bg:RRGGBB  f:FORMAT  bl:SIGMA  sh  rot:90|180|270  fl:h|v|both  gray  r:RADIUS  circle
           flat (onto bg)
         signature = base64url(HMAC-SHA256(key, salt + "/rs:fit:256:256/...")); --allow-unsigned accepts any.
-        A source is an http(s) URL under an --allow-source prefix, or local:///path (or /path) inside --root.
+        A source is an http(s) or s3:// URL under an --allow-source prefix, or local:///path (or /path) inside --root.
         Without a format (no @ext, .ext or f:), the best one the client's Accept allows: AVIF, WebP, else JPEG
         (answered with Vary: Accept). Also: GET /health, GET /metrics (Prometheus text).
         Redirects from an origin are followed (at most --max-redirects, default 5) only while every hop is under an
@@ -34,7 +34,9 @@ enum ServeCommand: Command {
           --key-file FILE, --salt-file FILE  the same read from a file (hex, surrounding white space ignored):
                                     a value on the command line is visible to every user through ps
           --allow-unsigned          accept URLs without a valid signature (development only)
-          --allow-source PREFIX     remote sources allowed under this URL prefix (repeatable; none by default)
+          --allow-source PREFIX     remote sources allowed under this URL prefix (repeatable; none by default):
+                                    http(s)://host/path/ or s3://bucket/prefix/ (the S3 loader's credentials,
+                                    region and endpoint come from AWS_* variables, ~/.aws or --loader-option s3:KEY=V)
           --root DIR                local sources are read from this folder only (no path leaves it)
           --allow-private-addresses fetch from loopback/private addresses too (off: only public ones)
           --max-size N              largest output side in a URL (default 4096)

@@ -35,7 +35,9 @@ final class ServeHandler: Sendable {
             }
         }
 
-        static func isRemote(_ url: String) -> Bool { url.hasPrefix("http://") || url.hasPrefix("https://") }
+        /// Sources with an origin to revalidate (ETag, Last-Modified): http(s), and s3 (the S3 loader sends the same
+        /// conditional headers and reports the store's 304).
+        static func isRemote(_ url: String) -> Bool { url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("s3://") }
     }
 
     let settings: Settings
@@ -205,7 +207,7 @@ final class ServeHandler: Sendable {
         let remaining = max(0.001, settings.timeout - (Self.now() - arrived))
         let keys = ImageCacheKey(request, filter: settings.sourceVersion), dataKey = keys.dataKey
         // Not when the decoded image is in memory (another format of the same thumbnail): the render needs no bytes.
-        let fetchFirst = (request.url.hasPrefix("http://") || request.url.hasPrefix("https://"))
+        let fetchFirst = Settings.isRemote(request.url)
             && manager.configuration.memoryCache?.image(for: keys.imageKey) == nil
         let body = try await Self.withDeadline(remaining) { [manager, gate, originals] in
             if fetchFirst { _ = try await manager.originalData(for: request) }

@@ -9,11 +9,21 @@ import Glibc
 struct SourcePolicy: Sendable {
     /// Normalised `--allow-source` prefixes.
     let allowedPrefixes: [RemoteURL]
+    /// `--allow-source s3://bucket/prefix` prefixes (keys are literal: compared as given).
+    let allowedS3Prefixes: [S3Source]
     /// The reader of local sources; nil without --root (no local source is allowed).
     let rootedFiles: RootedFiles?
 
     init(allowedPrefixes: [String], root: String?) throws {
-        self.allowedPrefixes = try allowedPrefixes.map { text in
+        let isS3: (String) -> Bool = { $0.prefix(5).lowercased() == "s3://" }
+        allowedS3Prefixes = try allowedPrefixes.filter(isS3).map { text in
+            do {
+                return try S3Source(parsing: text, allowEmptyKey: true)
+            } catch let refusal as S3Source.Refusal {
+                throw UsageError("--allow-source \(text): not a usable s3:// prefix (\(refusal.reason))")
+            }
+        }
+        self.allowedPrefixes = try allowedPrefixes.filter { !isS3($0) }.map { text in
             do {
                 let prefix = try RemoteURL(parsing: text)
                 guard prefix.query == nil else { throw RemoteURL.Refusal(reason: "a query") }
@@ -40,6 +50,19 @@ struct SourcePolicy: Sendable {
 
     func resolve(_ source: String) -> Decision {
         let lowered = source.lowercased()
+        if lowered.hasPrefix("s3://") {
+            let object: S3Source
+            do { object = try S3Source(parsing: source) } catch let refusal as S3Source.Refusal {
+                return .refused(403, "the source URL is refused: \(refusal.reason)")
+            } catch {
+                return .refused(403, "the source URL is refused")
+            }
+            guard allowedS3Prefixes.contains(where: object.isUnder) else {
+                return .refused(403, allowedS3Prefixes.isEmpty ? "s3:// sources are not allowed here (no --allow-source s3://...)"
+                                                               : "the source is not under an allowed prefix")
+            }
+            return .allowed(object.text)
+        }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             let url: RemoteURL
             do { url = try RemoteURL(parsing: source) } catch let refusal as RemoteURL.Refusal {
@@ -57,7 +80,7 @@ struct SourcePolicy: Sendable {
         var path = source
         if lowered.hasPrefix("local://") { path = String(source.dropFirst("local://".count)) }
         guard path.hasPrefix("/"), !lowered.contains("://") || lowered.hasPrefix("local://") else {
-            return .refused(403, "only http(s) URLs and local:///paths are sources")
+            return .refused(403, "only http(s) and s3 URLs and local:///paths are sources")
         }
         guard let rootedFiles else { return .refused(403, "local sources are not allowed here (the service runs with no --root)") }
         let segments = path.split(separator: "/")
