@@ -46,7 +46,13 @@ final class FaultProxy: @unchecked Sendable {
                     open(count_file, "w").write(str(seen))
                 if number <= failures:
                     if fault == "stall":
-                        time.sleep(30); client.close(); return
+                        # Holds the request unanswered and notes when the client gives up (its end of the connection).
+                        client.settimeout(30)
+                        try:
+                            while client.recv(65536): pass
+                        except OSError: pass
+                        open(count_file + ".closed", "w").write(repr(time.time()))
+                        client.close(); return
                     body = b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>'
                     client.sendall(b"HTTP/1.1 503 Slow Down\\r\\nContent-Type: application/xml\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n" % len(body) + body)
                     client.close(); return
@@ -78,6 +84,11 @@ final class FaultProxy: @unchecked Sendable {
 
     /// Requests the proxy has seen (each connection carries one: the failures close theirs).
     var requests: Int { Int((try? String(contentsOfFile: countFile, encoding: .utf8)) ?? "") ?? -1 }
+
+    /// When (seconds since 1970) a stalled client closed its connection; nil before.
+    var stalledClientClosedAt: Double? {
+        (try? String(contentsOfFile: countFile + ".closed", encoding: .utf8)).flatMap { Double($0) }
+    }
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
