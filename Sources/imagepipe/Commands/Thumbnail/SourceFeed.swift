@@ -59,6 +59,9 @@ final class SourceFeed: Sendable {
         var files: [BatchSource] = []
         var readingStandardInput = false
         var standardInput = LineReader()
+        /// The --manifest file, read after the arguments (nil: none, or read to its end).
+        var manifest: LineReader?
+        var manifestName = ""
         var skippedNonImages = 0
     }
 
@@ -66,11 +69,20 @@ final class SourceFeed: Sendable {
     private let recursive: Bool
     private let imageExtensions: Set<String>
     private let stop = Atomic<Bool>(false)
+    private let shard: BatchShard?
 
-    init(arguments: [String], recursive: Bool, imageExtensions: Set<String>) {
-        state = Mutex(Pending(arguments: arguments))
+    /// `manifest`: an open descriptor of the --manifest file and its name (the feed closes it at its end).
+    init(arguments: [String], recursive: Bool, imageExtensions: Set<String>, shard: BatchShard? = nil,
+         manifest: (descriptor: Int32, name: String)? = nil) {
+        var pending = Pending(arguments: arguments)
+        if let manifest {
+            pending.manifest = LineReader(descriptor: manifest.descriptor)
+            pending.manifestName = manifest.name
+        }
+        state = Mutex(pending)
         self.recursive = recursive
         self.imageExtensions = imageExtensions
+        self.shard = shard
     }
 
     /// Files a folder walk passed over because no coder claims their extension.
@@ -79,7 +91,15 @@ final class SourceFeed: Sendable {
     /// Stops handing out sources (--fail-fast, an interrupt).
     func close() { stop.store(true, ordering: .relaxed) }
 
+    /// The next source of this run's shard (all of them without --shard).
     func next() -> BatchSource? {
+        while let source = nextFound() {
+            if shard?.contains(source) ?? true { return source }
+        }
+        return nil
+    }
+
+    private func nextFound() -> BatchSource? {
         guard !stop.load(ordering: .relaxed) else { return nil }
         return state.withLock { state in
             while true {
@@ -97,6 +117,20 @@ final class SourceFeed: Sendable {
                     }
                     state.readingStandardInput = false
                     continue
+                }
+                if state.arguments.isEmpty, state.manifest != nil {
+                    guard let line = state.manifest?.nextLine() else {
+                        state.manifest?.close()
+                        state.manifest = nil
+                        continue
+                    }
+                    let text = line.trimmingWhitespace()
+                    if text.isEmpty { continue }
+                    guard let named = ManifestLine.source(text) else {
+                        // A line that names nothing is reported like a source that cannot be read.
+                        return BatchSource(location: state.manifestName + ": " + text, display: state.manifestName + ": " + text)
+                    }
+                    return source(forArgument: named, into: &state)
                 }
                 guard !state.arguments.isEmpty else { return nil }
                 let argument = state.arguments.removeFirst()
@@ -168,19 +202,26 @@ final class SourceFeed: Sendable {
 
     /// How many sources the arguments name, found by walking the same way without keeping them; nil when standard
     /// input is one of them (its end is not known in advance). For the progress bar's total and ETA.
-    static func count(arguments: [String], recursive: Bool, imageExtensions: Set<String>) -> Int? {
+    static func count(arguments: [String], recursive: Bool, imageExtensions: Set<String>, shard: BatchShard? = nil) -> Int? {
         guard !arguments.contains("-") else { return nil }
-        let feed = SourceFeed(arguments: arguments, recursive: recursive, imageExtensions: imageExtensions)
+        let feed = SourceFeed(arguments: arguments, recursive: recursive, imageExtensions: imageExtensions, shard: shard)
         var count = 0
         while feed.next() != nil { count += 1 }
         return count
     }
 }
 
-/// Lines of standard input, read in blocks (a list of a million paths is never held at once).
+/// Lines of standard input (or of another descriptor), read in blocks (a list of a million paths is never held at
+/// once).
 struct LineReader {
     private var buffer: [UInt8] = []
     private var ended = false
+    private let descriptor: Int32
+
+    init(descriptor: Int32 = 0) { self.descriptor = descriptor }
+
+    /// Closes the descriptor unless it is standard input.
+    func close() { if descriptor != 0 { _ = Glibc.close(descriptor) } }
 
     mutating func nextLine() -> String? {
         while true {
@@ -195,7 +236,7 @@ struct LineReader {
                 return String(decoding: buffer, as: UTF8.self)
             }
             var chunk = [UInt8](repeating: 0, count: 1 << 14)
-            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             if count <= 0 { ended = true; continue }
             buffer.append(contentsOf: chunk[0..<count])

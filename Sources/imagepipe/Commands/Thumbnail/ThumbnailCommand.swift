@@ -1,4 +1,7 @@
 import PipelineHost
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `imagepipe thumbnail`: a batch of sources → thumbnails at one or several sizes, in one process on every core.
 enum ThumbnailCommand: Command {
@@ -20,6 +23,14 @@ enum ThumbnailCommand: Command {
                               skipped); -r, --recursive also walks its subfolders
           URL                 an http(s) URL (cached on disk like render's)
           -                   a list of files or URLs on standard input, one per line (find ... | imagepipe thumbnail -)
+          --manifest FILE     the same list read from FILE, after the other sources; a line may also be JSON:
+                              {"url": ...}, {"source": ...} or an S3 inventory's {"bucket": ..., "key": ...}
+
+        Many machines:
+          --shard K/N         take only the sources whose stable hash of their name (as given, or the folder
+                              argument and the path below it) is K modulo N (K from 0): N runs with K = 0..N-1
+                              together make exactly the outputs of one run, and a rerun takes the same files.
+                              --shard index/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)
 
         Outputs:
           -o, --output TEMPLATE  output file names (default tn_%s.jpg; _%z is added with several sizes, _p%p with
@@ -69,7 +80,7 @@ enum ThumbnailCommand: Command {
         """
 
     static let ownValued: Set<String> = EncodeArguments.valued.union(ProcessingArguments.valued)
-        .union(["o", "output", "out-dir", "format", "pages", "frames", "jobs"])
+        .union(["o", "output", "out-dir", "format", "pages", "frames", "jobs", "shard", "manifest"])
     static let ownFlags: Set<String> = EncodeArguments.flags.union(ProcessingArguments.flags)
         .union(["force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"])
 
@@ -78,7 +89,15 @@ enum ThumbnailCommand: Command {
                                  valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
                                      .union(IsolationSetup.valued).union(ownValued),
                                  flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(ownFlags))
-        guard !args.positionals.isEmpty else { throw UsageError("expected at least one source (a file, a folder, a URL, or - for a list on standard input)") }
+        guard !args.positionals.isEmpty || args.value("manifest") != nil else {
+            throw UsageError("expected at least one source (a file, a folder, a URL, - for a list on standard input, or --manifest FILE)")
+        }
+        let shard = try args.value("shard").map { try BatchShard(parsing: $0) }
+        let manifest = try args.value("manifest").map { name -> (descriptor: Int32, name: String) in
+            let descriptor = open(name, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw CLIError("--manifest \(name): \(String(cString: strerror(errno)).lowercased())") }
+            return (descriptor, name)
+        }
         if args.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input (-) can be read once") }
         if args.positionals.contains("-"), StandardInput.isTerminal {
             throw UsageError("- reads a list of sources from standard input, but nothing is piped in")
@@ -103,7 +122,7 @@ enum ThumbnailCommand: Command {
         try HostSetup.requireEncoder(for: template.format, in: host)
         try IsolationSetup.configure(args, host: host, workers: jobs)
         // A list on standard input may name URLs.
-        let anyRemote = args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
+        let anyRemote = manifest != nil || args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
         let manager = try HostSetup.manager(args, host: host, remoteSources: anyRemote)
         let encodeOptions = try EncodeArguments.options(args)
         let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
@@ -116,13 +135,13 @@ enum ThumbnailCommand: Command {
 
         let extensions = Set(host.coders.coders.filter { $0.descriptor.capabilities.contains(.decode) }.flatMap(\.descriptor.extensions))
         let recursive = args.flag("recursive") || args.flag("r")
-        let feed = SourceFeed(arguments: args.positionals, recursive: recursive, imageExtensions: extensions)
+        let feed = SourceFeed(arguments: args.positionals, recursive: recursive, imageExtensions: extensions, shard: shard, manifest: manifest)
         let reporter = BatchReporter(json: args.flag("json"),
                                      progress: args.flag("no-progress") ? false : args.flag("progress") ? true : nil)
         if reporter.showsProgress {
             let positionals = args.positionals
             Task.detached(priority: .utility) {
-                if let total = SourceFeed.count(arguments: positionals, recursive: recursive, imageExtensions: extensions) {
+                if manifest == nil, let total = SourceFeed.count(arguments: positionals, recursive: recursive, imageExtensions: extensions, shard: shard) {
                     reporter.setTotal(total)
                 }
             }
