@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "http_server_shim.h"
+#include "header_deadline.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -9,20 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
-
-/* One connection, for the header deadline: MHD's own timeout is an idle timeout, so a client sending a byte a
- * second would hold a connection forever. The watchdog shuts down (never closes: the descriptor stays MHD's) a
- * connection whose request head is overdue. MHD calls the CLOSED notification before it closes the descriptor,
- * and both that and the watchdog hold `connections_lock`, so a shutdown never reaches a reused descriptor. */
-typedef struct ip_httpd_connection {
-    struct ip_httpd_connection *previous, *next;
-    int fd;
-    int waiting_for_head;       /* between connecting (or the previous answer) and a complete request head */
-    int shut;                   /* the watchdog has shut it down */
-    uint64_t deadline_ms;       /* when the head must be complete (monotonic clock) */
-} ip_httpd_connection;
 
 struct ip_httpd {
     struct MHD_Daemon *daemon;
@@ -35,16 +23,8 @@ struct ip_httpd {
      * when stopped with a suspended connection). Guarded by lock. */
     pthread_mutex_t lock;
     struct ip_httpd_request *open;
-    /* The header deadline: every connection, and a thread that shuts the overdue ones. */
-    unsigned header_timeout_ms;     /* a request head must be complete this long after connecting */
-    unsigned keep_alive_ms;         /* ... or this long after the previous answer on the connection */
-    pthread_mutex_t connections_lock;
-    pthread_cond_t watchdog_wake;
-    ip_httpd_connection *connections;
-    pthread_t watchdog;
-    int watchdog_running;
-    int stopping;                   /* guarded by connections_lock */
-    unsigned long shut_count;       /* connections shut for an overdue head; guarded by connections_lock */
+    /* The total deadline for each request head (header_deadline.h). */
+    ip_header_deadline deadline;
 };
 
 /* A request record has two owners: MHD, until its completion callback, and the Swift handler, from the handler
@@ -68,97 +48,6 @@ struct ip_httpd_request {
     unsigned pending_status;
 };
 
-static uint64_t monotonic_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
-}
-
-static ip_httpd_connection *connection_record(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return info ? info->socket_context : NULL;
-}
-
-/* The head is complete (MHD calls the handler once it has every header): the deadline no longer applies. */
-static void head_arrived(ip_httpd *server, struct MHD_Connection *connection) {
-    ip_httpd_connection *c = connection_record(connection);
-    if (!c) return;
-    pthread_mutex_lock(&server->connections_lock);
-    c->waiting_for_head = 0;
-    pthread_mutex_unlock(&server->connections_lock);
-}
-
-/* An answer was sent and the connection may carry another request: its head is due within the keep-alive time. */
-static void head_due_again(ip_httpd *server, struct MHD_Connection *connection) {
-    ip_httpd_connection *c = connection ? connection_record(connection) : NULL;
-    if (!c) return;
-    pthread_mutex_lock(&server->connections_lock);
-    c->waiting_for_head = 1;
-    c->deadline_ms = monotonic_ms() + server->keep_alive_ms;
-    pthread_mutex_unlock(&server->connections_lock);
-}
-
-static void notify_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
-                              enum MHD_ConnectionNotificationCode code) {
-    ip_httpd *server = cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-        ip_httpd_connection *c = calloc(1, sizeof *c);
-        if (!c || !info) {
-            free(c);
-            *socket_context = NULL;
-            return;
-        }
-        c->fd = info->connect_fd;
-        c->waiting_for_head = 1;
-        c->deadline_ms = monotonic_ms() + server->header_timeout_ms;
-        pthread_mutex_lock(&server->connections_lock);
-        c->next = server->connections;
-        if (server->connections) server->connections->previous = c;
-        server->connections = c;
-        pthread_mutex_unlock(&server->connections_lock);
-        *socket_context = c;
-    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-        ip_httpd_connection *c = *socket_context;
-        if (!c) return;
-        pthread_mutex_lock(&server->connections_lock);
-        if (c->previous) c->previous->next = c->next; else server->connections = c->next;
-        if (c->next) c->next->previous = c->previous;
-        pthread_mutex_unlock(&server->connections_lock);
-        *socket_context = NULL;
-        free(c);
-    }
-}
-
-/* Wakes a few times per second and shuts down every connection whose request head is overdue: MHD then reads
- * end-of-stream and closes it itself. No answer is written: MHD owns the socket's output. */
-static void *header_watchdog(void *argument) {
-    ip_httpd *server = argument;
-    unsigned period = server->header_timeout_ms / 4;
-    if (period < 50) period = 50;
-    if (period > 500) period = 500;
-    pthread_mutex_lock(&server->connections_lock);
-    while (!server->stopping) {
-        struct timespec wake;
-        clock_gettime(CLOCK_MONOTONIC, &wake);
-        wake.tv_nsec += (long)period * 1000000L;
-        wake.tv_sec += wake.tv_nsec / 1000000000L;
-        wake.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&server->watchdog_wake, &server->connections_lock, &wake);
-        if (server->stopping) break;
-        uint64_t now = monotonic_ms();
-        for (ip_httpd_connection *c = server->connections; c; c = c->next) {
-            if (c->waiting_for_head && !c->shut && now >= c->deadline_ms) {
-                shutdown(c->fd, SHUT_RDWR);
-                c->shut = 1;
-                server->shut_count++;
-            }
-        }
-    }
-    pthread_mutex_unlock(&server->connections_lock);
-    return NULL;
-}
-
 static enum MHD_Result queue_pending(ip_httpd_request *r) {
     enum MHD_Result result = MHD_queue_response(r->connection, r->pending_status, r->pending);
     MHD_destroy_response(r->pending);
@@ -175,7 +64,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     if (!r) {
         /* The first call comes with the headers only: MHD's protocol is to answer from a later call (answering
          * now makes it close the connection after the response, since a body might still be on its way). */
-        head_arrived(server, connection);
+        ip_header_deadline_head_arrived(&server->deadline, connection);
         r = calloc(1, sizeof *r);
         if (!r) return MHD_NO;
         pthread_mutex_init(&r->lock, NULL);
@@ -240,7 +129,7 @@ static void release_locked(ip_httpd_request *r) {
 
 static void completed(void *cls, struct MHD_Connection *connection, void **con_cls, enum MHD_RequestTerminationCode code) {
     ip_httpd *server = cls;
-    if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) head_due_again(server, connection);
+    if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) ip_header_deadline_head_due_again(&server->deadline, connection);
     ip_httpd_request *r = *con_cls;
     if (!r) return;
     *con_cls = NULL;
@@ -261,8 +150,7 @@ static void completed(void *cls, struct MHD_Connection *connection, void **con_c
 }
 
 static void destroy_locks(ip_httpd *server) {
-    pthread_cond_destroy(&server->watchdog_wake);
-    pthread_mutex_destroy(&server->connections_lock);
+    ip_header_deadline_destroy(&server->deadline);
     pthread_mutex_destroy(&server->lock);
 }
 
@@ -284,15 +172,9 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_sett
     server->handler = handler;
     server->context = context;
     pthread_mutex_init(&server->lock, NULL);
-    pthread_mutex_init(&server->connections_lock, NULL);
-    pthread_condattr_t clock;
-    pthread_condattr_init(&clock);
-    pthread_condattr_setclock(&clock, CLOCK_MONOTONIC);
-    pthread_cond_init(&server->watchdog_wake, &clock);
-    pthread_condattr_destroy(&clock);
     unsigned header_seconds = settings->header_timeout_seconds ? settings->header_timeout_seconds : 10;
-    server->header_timeout_ms = header_seconds * 1000u;
-    server->keep_alive_ms = (settings->idle_timeout_seconds > header_seconds ? settings->idle_timeout_seconds : header_seconds) * 1000u;
+    unsigned keep_alive_seconds = settings->idle_timeout_seconds > header_seconds ? settings->idle_timeout_seconds : header_seconds;
+    ip_header_deadline_init(&server->deadline, header_seconds * 1000u, keep_alive_seconds * 1000u);
     unsigned threads = settings->threads;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     server->daemon = MHD_start_daemon(
@@ -303,7 +185,7 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_sett
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)settings->per_client_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)settings->idle_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, server,
-        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, server,
+        MHD_OPTION_NOTIFY_CONNECTION, ip_header_deadline_notify, &server->deadline,
         MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
         /* Last, since it ends the list when not asked for. 1: SO_REUSEPORT, only with --reuse-port: otherwise a
          * second server on the same port would take a share of the connections silently. Without the option MHD
@@ -323,14 +205,13 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_sett
         free(server);
         return NULL;
     }
-    if (pthread_create(&server->watchdog, NULL, header_watchdog, server) != 0) {
+    if (ip_header_deadline_start(&server->deadline) != 0) {
         snprintf(error, error_size, "cannot start the header-deadline thread");
         MHD_stop_daemon(server->daemon);
         destroy_locks(server);
         free(server);
         return NULL;
     }
-    server->watchdog_running = 1;
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
     server->port = info ? info->port : port;
     return server;
@@ -346,24 +227,13 @@ void ip_httpd_quiesce(ip_httpd *server) {
 }
 
 void ip_httpd_stop(ip_httpd *server) {
-    if (server->watchdog_running) {
-        pthread_mutex_lock(&server->connections_lock);
-        server->stopping = 1;
-        pthread_cond_signal(&server->watchdog_wake);
-        pthread_mutex_unlock(&server->connections_lock);
-        pthread_join(server->watchdog, NULL);
-    }
+    ip_header_deadline_stop(&server->deadline);
     MHD_stop_daemon(server->daemon);
     destroy_locks(server);
     free(server);
 }
 
-unsigned long ip_httpd_overdue_heads(ip_httpd *server) {
-    pthread_mutex_lock(&server->connections_lock);
-    unsigned long count = server->shut_count;
-    pthread_mutex_unlock(&server->connections_lock);
-    return count;
-}
+unsigned long ip_httpd_overdue_heads(ip_httpd *server) { return ip_header_deadline_shut_count(&server->deadline); }
 
 const char *ip_httpd_method(const ip_httpd_request *request) { return request->method; }
 const char *ip_httpd_path(const ip_httpd_request *request) { return request->path; }
