@@ -31,7 +31,6 @@ final class S3LoadTask: @unchecked Sendable {
     /// The current attempt's answer, from the header and write callbacks.
     var status = 0
     var headers: [(name: String, value: String)] = []
-    var headersEnded = false
     var responded = false
     var delivered: UInt64 = 0
     var errorBody: [UInt8] = []
@@ -131,7 +130,6 @@ final class S3LoadTask: @unchecked Sendable {
     private func perform(remainingMilliseconds: UInt64, attempt: Int) -> Outcome {
         status = 0
         headers = []
-        headersEnded = false
         errorBody = []
         stopReason = nil
         attemptStarted = S3Curl.nowMilliseconds()
@@ -213,11 +211,10 @@ final class S3LoadTask: @unchecked Sendable {
             let parts = line.split(separator: " ", maxSplits: 2)
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             headers = []
-            headersEnded = false
             return
         }
+        // The blank line ending the headers has no colon and is passed over like any other line without one.
         let trimmed = line.trimmingLineEnd
-        if trimmed.isEmpty { headersEnded = true; return }
         guard headers.count < 256, let colon = trimmed.firstIndex(of: ":") else { return }
         let name = String(trimmed[..<colon])
         var value = trimmed[trimmed.index(after: colon)...]
