@@ -53,7 +53,7 @@ enum IsolationBench {
         let host = PluginHost(searchPath: PluginSearchPath(directories: [arguments[1]]), cachePath: nil)
         let pool = WorkerPool(configuration: WorkerPool.Configuration(
             executable: arguments[3], pluginDirectories: [arguments[1]], registryCachePath: nil))
-        host.coders.workerPool = pool
+        host.coders.isolator = Isolator(pool: pool)
         try pool.prewarm()
         func load(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: inputs + "/" + name))) }
 

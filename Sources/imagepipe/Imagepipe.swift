@@ -38,9 +38,9 @@ enum Imagepipe {
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if ["render", "info"].contains(arguments.first), !arguments.contains("in-process"), !arguments.contains("--help") {
+        if IsolationSetup.wantsPreforkedWorker(arguments) {
             // Before anything starts a thread: a worker forked now serves the first isolated decode (see PreforkedWorker).
-            PreforkedWorker.prepare()
+            IsolationSetup.prepareWorker()
         }
         if arguments.first == WorkerServer.subcommand {
             // Hidden: a sandboxed decode worker started by WorkerPool (see --isolation).

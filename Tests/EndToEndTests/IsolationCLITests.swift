@@ -61,7 +61,7 @@ import TestSupport
             executable: TestPaths.imagepipeBinary, pluginDirectories: host.registry.searchPath.entries.map(\.directory),
             registryCachePath: nil, size: 1, timeout: 5))
         defer { pool.shutdown() }
-        host.coders.workerPool = pool
+        host.coders.isolator = Isolator(pool: pool)
         let valid = Array(##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#0a0"/></svg>"##.utf8)
         for file in files {
             let data = Array(try Data(contentsOf: URL(fileURLWithPath: TestPaths.corpus! + "/" + file)))

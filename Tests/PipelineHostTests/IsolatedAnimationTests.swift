@@ -33,13 +33,13 @@ import TestSupport
             #expect(a.durationMilliseconds == b.durationMilliseconds)
         }
         // The lazy reader under an isolating default policy hands out the worker's frames.
-        host.coders.defaultIsolation = .isolated
+        host.coders.isolator = Isolator(policy: .isolated, pool: pool)
         let reader = try host.coders.frames(data: gif, options: options)
         #expect(try reader.readAll().map(\.bytes) == local.frames.map(\.bytes))
         // No incremental decoder runs in the host for a coder the policy isolates; in process there is one.
         let jpeg = try host.coders.encode(frames[0], format: "jpg")
         #expect(try host.coders.incrementalDecoder(forPrefix: jpeg, options: options) == nil)
-        host.coders.defaultIsolation = .inProcess
+        host.coders.isolator = Isolator(policy: .inProcess, pool: pool)
         #expect(try host.coders.incrementalDecoder(forPrefix: jpeg, options: options) != nil)
     }
 }

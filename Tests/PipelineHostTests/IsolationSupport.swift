@@ -41,7 +41,7 @@ enum IsolationSupport {
         let pool = WorkerPool(configuration: WorkerPool.Configuration(
             executable: try workerExecutable(), pluginDirectories: host.registry.searchPath.entries.map(\.directory),
             registryCachePath: nil, size: size, memoryLimit: memoryLimit, timeout: timeout, inputArenaLimit: inputArenaLimit))
-        host.coders.workerPool = pool
+        host.coders.isolator = Isolator(policy: .automatic, pool: pool)
         return pool
     }
 

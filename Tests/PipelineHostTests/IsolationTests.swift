@@ -102,7 +102,7 @@ import TestSupport
         let host = Support.host(try Support.pluginFolder(with: ["libPNGCoder.so"]))
         let pool = try Support.attachPool(to: host, size: 1)
         // When the manager's default (automatic) decodes a crashing input, the crash stays in the worker
-        #expect(host.coders.defaultIsolation == .automatic)
+        #expect(host.coders.isolator.policy == .automatic)
         let failure = Support.failure { _ = try host.coders.decode(data: Support.input("segv")) }
         #expect(failure?.code == 6001)
         // And a PNG decodes in process: no request reaches the pool
@@ -111,9 +111,31 @@ import TestSupport
         _ = try host.coders.decode(data: png)
         #expect(pool.statistics.requests == requests)
         // And `.isolated` without a pool is a usage error, not an in-process decode
-        host.coders.workerPool = nil
+        host.coders.isolator = Isolator(policy: .automatic, pool: nil)
         #expect(Support.failure { _ = try host.coders.decode(data: Support.input("ok"), isolation: .isolated) }?.code == 5000)
         pool.shutdown()
+    }
+
+    @Test func anIsolatorOwnsItsPolicyAndItsWorkers() throws {
+        // Given an isolator with its own pool set on the manager
+        let host = Support.host(try Support.pluginFolder())
+        let isolator = Isolator(policy: .isolated, workers: WorkerPool.Configuration(
+            executable: try Support.workerExecutable(), pluginDirectories: host.registry.searchPath.entries.map(\.directory),
+            registryCachePath: nil, size: 1, timeout: 5))
+        host.coders.isolator = isolator
+        // When a request names no policy, it runs in that isolator's worker
+        #expect(try host.coders.decode(data: Support.input("ok")).width == 3)
+        #expect(isolator.pool?.statistics.requests == 1)
+        let pids = isolator.pool?.statistics.workerPIDs ?? []
+        #expect(pids.count == 1)
+        // When the isolator shuts down, none of its workers is left as a child of this process
+        isolator.shutdown(grace: 0)
+        #expect(Support.lingeringChildren(pids).isEmpty)
+        // And replacing it replaces the policy and the pool at once: the next decode runs in process
+        host.coders.isolator = .noWorkers
+        #expect(try host.coders.decode(data: Support.input("ok")).width == 3)
+        #expect(isolator.pool?.statistics.requests == 1)
+        #expect(Support.failure { _ = try host.coders.decode(data: Support.input("ok"), isolation: .isolated) }?.code == 5000)
     }
 
     @Test func cancellingARequestKillsItsWorker() async throws {

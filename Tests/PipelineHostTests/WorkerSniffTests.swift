@@ -11,7 +11,7 @@ import TestSupport
         let host = IsolationSupport.host(folder)
         let pool = try IsolationSupport.attachPool(to: host, size: 1)
         defer { pool.shutdown() }
-        host.coders.defaultIsolation = .automatic  // SVG recommends isolation; PNG does not
+        #expect(host.coders.isolator.policy == .automatic)  // SVG recommends isolation; PNG does not
 
         let notSVG = Array("<?xml version=\"1.0\"?>\n<html><body>text</body></html>\n".utf8)
         let declined = IsolationSupport.failure { _ = try host.coders.decode(data: notSVG) }
@@ -39,7 +39,7 @@ import TestSupport
         if preload { configuration.preload = [folder + "/libSVGCoder.so"] }
         let pool = WorkerPool(configuration: configuration)
         defer { pool.shutdown() }
-        host.coders.workerPool = pool
+        host.coders.isolator = Isolator(pool: pool)
         let svg = Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="5" height="3"><rect width="5" height="3" fill="blue"/></svg>"#.utf8)
         let image = try host.coders.decode(data: svg, isolation: .isolated)
         #expect((image.width, image.height) == (5, 3))

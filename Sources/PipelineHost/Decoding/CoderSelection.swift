@@ -4,7 +4,7 @@
 /// 2. Higher pattern relevance first, then higher descriptor priority, then search-path order.
 /// 3. A candidate whose matching pattern asks for confirmation is chosen only if its `sniff` answers OK.
 enum CoderSelection {
-    struct Candidate {
+    struct Candidate: Sendable {
         let coder: PluginCoder
         let relevance: Int
         let needsSniff: Bool

@@ -12,8 +12,8 @@ extension CodersManager {
     /// Every frame (bounded by `options.limits.maxFrames`) and the loop count, or the one image of a still source;
     /// `transformers` are applied to each frame.
     public func animation(data: [UInt8], options: DecodeOptions = DecodeOptions(), transformers: [any ImageTransforming] = [],
-                          isolation: Isolation? = nil, timeout: Double? = nil) throws -> Animation {
-        try route(data, options: options, isolation: isolation) { coder in
+                          isolation: Isolation? = nil, timeout: Double? = nil, route given: CoderRoute? = nil) throws -> Animation {
+        try route(data, options: options, isolation: isolation, given: given) { coder in
             try Self.animationInProcess(data, coder: coder, options: options, transformers: transformers)
         } isolated: { pool, coder, confirm in
             let animation = try data.withUnsafeBytes { bytes in

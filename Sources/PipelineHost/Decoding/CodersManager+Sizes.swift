@@ -1,25 +1,30 @@
 /// One source at several sizes, as a batch thumbnailer or a srcset wants it.
 ///
-/// A raster coder decodes once, for the largest box (its fast-thumbnail path reduces no further than that box
-/// needs), and every size is finished from that one decode; a vector coder renders each size directly (a smaller
-/// render is cheaper and sharper than a downscale), as does a coder that runs in a worker (each size is then one
-/// worker request, its input copied again: cheap next to a render).
+/// A raster coder decodes once for every size (SizesFromOneDecode); a vector coder renders each size directly,
+/// as does a coder that runs in a worker (each size is then one worker request, its input copied again: cheap
+/// next to a render).
 extension CodersManager {
     /// The images of `data` at each of `sizes` (same order), with `options` otherwise (tint, mode, page, frame...).
     /// An empty `sizes` gives the one image of `options.thumbnailSize`.
     public func decode(data: [UInt8], options: DecodeOptions, sizes: [PixelSize], isolation: Isolation? = nil,
-                       timeout: Double? = nil) throws -> [Image] {
+                       timeout: Double? = nil, route given: CoderRoute? = nil) throws -> [Image] {
         guard sizes.count > 1 else {
             var single = options
             if let size = sizes.first { single.thumbnailSize = size }
-            return [try decode(data: data, options: single, isolation: isolation, timeout: timeout, cancellation: nil)]
+            return [try decode(data: data, options: single, isolation: isolation, timeout: timeout, cancellation: nil, route: given)]
         }
-        return try route(data, options: options, isolation: isolation) { coder in
-            let caps = coder.descriptor.capabilities
-            if caps.contains(.scales) || caps.contains(.vector) {
+        return try route(data, options: options, isolation: isolation, given: given) { coder in
+            let scope = SizesFromOneDecode.Scope.sizes(sizes)
+            guard SizesFromOneDecode.applies(to: coder, scope: scope) else {
                 return try sizes.map { try decodeInProcess(data: data, coder: coder, options: options.sized($0), cancellation: nil) }
             }
-            return try decodeOnceForSizes(data, coder: coder, options: options, sizes: sizes)
+            let shared = SizesFromOneDecode.decodeOptions(options, scope: scope)
+            let context = CallContext(limits: options.limits)
+            let raw = try data.withUnsafeBytes { try coder.decodeRaw($0, options: shared, context: context) }
+            return try sizes.map { size in
+                try SizesFromOneDecode.finish(raw, options: options.sized(size), shared: shared, coder: coder)
+                    ?? decodeInProcess(data: data, coder: coder, options: options.sized(size), cancellation: nil)
+            }
         } isolated: { pool, coder, confirm in
             try data.withUnsafeBytes { bytes in
                 try sizes.map {
@@ -27,24 +32,6 @@ extension CodersManager {
                                     cancellation: nil, confirmWithSniff: confirm, pluginPath: coder.pluginPath)
                 }
             }
-        }
-    }
-
-    /// The coder decodes for the size with the longest side; each size is finished (resampled, tinted) from that.
-    /// A size the decode is too small for in either dimension (a tall box next to a wide one in `fill` mode) gets
-    /// a decode of its own rather than an upscale.
-    private func decodeOnceForSizes(_ data: [UInt8], coder: PluginCoder, options: DecodeOptions, sizes: [PixelSize]) throws -> [Image] {
-        let largest = sizes.max { max($0.width, $0.height) < max($1.width, $1.height) }!
-        let context = CallContext(limits: options.limits)
-        let raw = try data.withUnsafeBytes { try coder.decodeRaw($0, options: options.sized(largest), context: context) }
-        return try sizes.map { size in
-            let sized = options.sized(size)
-            let placement = Placement(sourceWidth: raw.width, sourceHeight: raw.height, request: size,
-                                      mode: options.scaleMode, allowUpscale: options.allowUpscale)
-            if size != largest, placement.outputWidth > raw.width || placement.outputHeight > raw.height {
-                return try decodeInProcess(data: data, coder: coder, options: sized, cancellation: nil)
-            }
-            return try DecodePlan.finishing(options: sized, capabilities: coder.descriptor.capabilities).apply(raw)
         }
     }
 }

@@ -10,8 +10,8 @@ extension CodersManager {
 
     /// Every size of one source (see `decode(data:options:sizes:)`), each transformed.
     public func decode(data: [UInt8], options: DecodeOptions, sizes: [PixelSize],
-                       transformers: [any ImageTransforming]) throws -> [Image] {
-        try decode(data: data, options: options, sizes: sizes).map {
+                       transformers: [any ImageTransforming], route: CoderRoute? = nil) throws -> [Image] {
+        try decode(data: data, options: options, sizes: sizes, route: route).map {
             try FinishingStep.transform($0, by: transformers, limits: options.limits)
         }
     }
@@ -20,8 +20,8 @@ extension CodersManager {
     /// as it is read; when the policy isolates the coder, the worker decodes them all at once and the reader hands
     /// them out (transformed here).
     public func frames(data: [UInt8], options: DecodeOptions = DecodeOptions(),
-                       transformers: [any ImageTransforming] = []) throws -> FrameReader {
-        try route(data, options: options, isolation: nil) { coder in
+                       transformers: [any ImageTransforming] = [], route given: CoderRoute? = nil) throws -> FrameReader {
+        try route(data, options: options, isolation: nil, given: given) { coder in
             try FrameReader(coder: coder, data: data, options: options, transformers: transformers)
         } isolated: { pool, coder, confirm in
             let animation = try data.withUnsafeBytes {

@@ -5,11 +5,11 @@ import Synchronization
 /// What the coder leaves to the host (resampling, colour, template tint) is done by the one `FinishingStep`, so
 /// every caller sees the same result whichever coder ran and wherever it ran.
 ///
-/// Isolation (CodersManager+Isolation.swift): with a `workerPool`, probes and decodes of some coders run in
-/// sandboxed worker processes, per `defaultIsolation` or per call.
+/// Isolation (CodersManager+Isolation.swift): with an `isolator` that has a pool, probes and decodes of some coders
+/// run in sandboxed worker processes, per its policy or per call.
 public final class CodersManager: ImageDecoding, ImageEncoding {
     public let coders: [PluginCoder]
-    let isolationSettings = Mutex(IsolationSettings())
+    let isolatorSlot = Mutex(Isolator.noWorkers)
     /// Reported instead of "no coder" when the search path loaded no plugin at all (PluginHost sets it), so the
     /// user learns that nothing is installed and where the host looked, not that one format is missing.
     let nothingInstalled: PipelineError?
@@ -39,6 +39,11 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         try probe(data: data, options: options, policy: nil, timeout: nil)
     }
 
+    /// Probes along a route already made for these bytes (no second sniff).
+    public func probe(data: [UInt8], options: DecodeOptions = DecodeOptions(), route: CoderRoute) throws -> ImageInfo {
+        try probe(data: data, options: options, policy: nil, timeout: nil, route: route)
+    }
+
     public func decode(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> Image {
         try decode(data: data, options: options, cancellation: nil)
     }
@@ -63,14 +68,6 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         guard let coder = encoder(for: format), let first = frames.first else { throw noCoder(.noEncoder(format: format)) }
         return try coder.encode(coder.descriptor.capabilities.contains(.animated) ? frames : [first], options: options)
-    }
-
-    func chooseCoder(for data: [UInt8], options: DecodeOptions) throws -> PluginCoder {
-        try Self.checkInputSize(data, options: options)
-        guard let coder = coder(forData: data) else {
-            throw noCoder(.unknownFormat(bytesSeen: min(data.count, 4096), hint: data.isEmpty ? "empty input" : ""))
-        }
-        return coder
     }
 
     /// The request's input limit, checked before any coder sees the bytes (the manager's routes and a lone coder's).

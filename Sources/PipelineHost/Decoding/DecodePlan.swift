@@ -41,7 +41,7 @@ struct DecodePlan {
     }
 
     /// The one place a finishing step is made: a planned decode (above), each size finished from one full decode the
-    /// host made itself (`CodersManager.decodeOnceForSizes`, the image manager's shared full decodes; a full decode
+    /// host made itself (`SizesFromOneDecode`: one call's sizes and the image manager's shared decodes; a shared decode
     /// is made only for coders that do not scale, so it never needs a cover crop) and each frame of an animation.
     static func finishing(options: DecodeOptions, capabilities: CoderCapabilities, coverCrop: PixelSize? = nil,
                           transformers: [any ImageTransforming] = []) -> FinishingStep {

@@ -16,20 +16,25 @@ import Glibc
 /// (`WorkerServer.main`: sandbox, plugins, requests). If the host never isolates anything, closing the socket
 /// (the host exiting) ends it. A program with more than one thread when `prepare` is called gets no preforked
 /// worker, and pools then spawn workers as usual; so does every worker after the first.
-public enum PreforkedWorker {
+///
+/// The child belongs to whoever holds the value: it reaches a pool through its configuration (`Isolator`), never
+/// through process-wide state, so only the pool it was given can adopt it.
+public final class PreforkedWorker: Sendable {
     private struct Child {
         var pid: pid_t
         var socket: Int32
     }
 
-    private static let child = Mutex<Child?>(nil)
+    private let child: Mutex<Child?>
 
-    /// Forks the worker-to-be, if the process has a single thread. Call first thing in `main`.
-    public static func prepare() {
-        guard threadCount() == 1 else { return }
+    private init(_ child: Child) { self.child = Mutex(child) }
+
+    /// Forks the worker-to-be, if the process has a single thread; nil otherwise. Call first thing in `main`.
+    public static func prepare() -> PreforkedWorker? {
+        guard threadCount() == 1 else { return nil }
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { return }
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { return nil }
         let pid = fork()
         if pid == 0 {
             close(fds[0])
@@ -38,37 +43,39 @@ public enum PreforkedWorker {
         close(fds[1])
         guard pid > 0 else {
             close(fds[0])
-            return
+            return nil
         }
-        child.withLock { $0 = Child(pid: pid, socket: fds[0]) }
+        return PreforkedWorker(Child(pid: pid, socket: fds[0]))
     }
+
+    deinit { discard() }
 
     /// Ends and reaps a child that was never taken: once the program exits it would be reparented to PID 1, and a
     /// container's PID 1 often reaps nothing, leaving a zombie per run. The child exits as soon as its socket closes.
-    public static func discard() {
-        if let untaken = takeChild() { end(untaken) }
+    public func discard() {
+        if let untaken = takeChild() { Self.end(untaken) }
     }
 
     /// True while a preforked child waits to be taken: starting a pool's worker now then costs one message.
-    public static var isAvailable: Bool { child.withLock { $0 != nil } }
+    public var isAvailable: Bool { child.withLock { $0 != nil } }
 
     /// Hands the preforked child its worker arguments (those of `WorkerServer.main`, without `--socket-fd`) and
     /// returns its pid and the host end of its socket; nil when there is none (already taken, never made).
-    static func take(workerArguments: [String], inheritStandardError: Bool) -> (pid: pid_t, socket: Int32)? {
+    func take(workerArguments: [String], inheritStandardError: Bool) -> (pid: pid_t, socket: Int32)? {
         guard let taken = takeChild() else { return nil }
         var message = Array((inheritStandardError ? "stderr" : "quiet").utf8)
         for argument in workerArguments { message += [0] + Array(argument.utf8) }
         let sent = message.withUnsafeBytes { send(taken.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == message.count else {
             kill(taken.pid, SIGKILL)
-            end(taken)
+            Self.end(taken)
             return nil
         }
         return (taken.pid, taken.socket)
     }
 
     /// The waiting child, removed from the slot so that exactly one caller gets it.
-    private static func takeChild() -> Child? {
+    private func takeChild() -> Child? {
         child.withLock { slot in
             defer { slot = nil }
             return slot

@@ -46,6 +46,9 @@ public final class WorkerPool: Sendable {
         /// Plugin files each worker opens as it starts, before its first request (a hint: a one-shot program that
         /// can guess its coder from the file name overlaps that plugin's load with its own reading of the input).
         public var preload: [String] = []
+        /// A worker forked at start-up that this pool's first worker adopts instead of spawning one (see
+        /// `PreforkedWorker`); nil = spawn every worker. Only a pool running this very program in worker mode adopts it.
+        public var preforked: PreforkedWorker?
 
         public init(executable: String, arguments: [String] = [WorkerServer.subcommand], pluginDirectories: [String],
                     registryCachePath: String? = PluginRegistry.defaultCachePath, size: Int = WorkerPool.defaultSize,

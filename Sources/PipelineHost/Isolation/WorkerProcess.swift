@@ -55,7 +55,7 @@ final class WorkerProcess: @unchecked Sendable {
         // This very program in worker mode: a worker forked at start-up, if there is one, saves a process start.
         if configuration.arguments == [WorkerServer.subcommand],
            configuration.executable == PluginSearchPath.currentExecutablePath(),
-           let preforked = PreforkedWorker.take(workerArguments: settings, inheritStandardError: configuration.inheritStandardError) {
+           let preforked = configuration.preforked?.take(workerArguments: settings, inheritStandardError: configuration.inheritStandardError) {
             HostLog.write(level: IP_LOG_DEBUG, source: "isolation", message: "worker \(preforked.pid) was forked at start-up; no process to spawn")
             return WorkerProcess(pid: preforked.pid, socket: preforked.socket, arenaLimit: configuration.inputArenaLimit)
         }

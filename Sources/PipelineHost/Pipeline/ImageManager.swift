@@ -102,15 +102,9 @@ public final class ImageManager: Sendable {
             configuration.memoryCache?.store(image, for: key.imageKey)
             return image
         }
-        let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: report)
         let options = withSource(request.options, request.url)
-        var image: Image
-        do {
-            image = try await decode(bytes, options: options, key: key, priority: priority)
-        } catch let error as PipelineError {
-            failed.record(error, for: key.dataKey)
-            if fromCache, Self.isAboutTheBytes(error) { try? await configuration.dataCache?.removeData(for: key.dataKey) }
-            throw error
+        var image = try await withOriginal(of: request, key: key, report: report, remembersFailure: true) { bytes, route in
+            try await self.decode(bytes, route: route, options: options, key: key, priority: priority)
         }
         if !request.transformers.isEmpty {
             let decoded = image, transformers = request.transformers, limits = options.limits
@@ -128,31 +122,37 @@ public final class ImageManager: Sendable {
         return image
     }
 
-    /// The decode stage. A raster coder without a fast-thumbnail path (PNG, GIF, AVIF; not JPEG's and WebP's
-    /// shrink-on-load, HEIF's embedded thumbnails or the vectors) decodes the full image whatever size is asked; that
-    /// full decode is shared by every size of the source asked at the same time (a srcset's three widths, two
-    /// thumbnails of one URL), and each size is finished from it on the processing executor. Everything else is one
-    /// decode per request, routed per the isolation policy.
-    private func decode(_ bytes: [UInt8], options: DecodeOptions, key: ImageCacheKey, priority: StageExecutor.Priority) async throws -> Image {
-        let coders = host.coders
-        if options.thumbnailSize != nil, let coder = try coders.inProcessCoder(for: bytes, options: options),
-           coder.descriptor.capabilities.isDisjoint(with: [.scales, .vector, .fastThumbnail]) {
-            let full = options.fullSize
-            let raw = try await fullDecodes.value(for: key.dataKey + "|full|" + full.resultKeyTerms.joined(separator: "|")) { _ in
+    /// The decode stage, along the route chosen once for the bytes. A raster coder without a fast-thumbnail path
+    /// (PNG, GIF, AVIF; not JPEG's and WebP's shrink-on-load, HEIF's embedded thumbnails or the vectors) decodes
+    /// the full image whatever size is asked; that decode is shared by every size of the source asked at the same
+    /// time (a srcset's three widths, two thumbnails of one URL: SizesFromOneDecode's `anySize`), and each size is
+    /// finished from it on the processing executor. Everything else is one decode per request, routed per the
+    /// isolation policy.
+    private func decode(_ bytes: [UInt8], route: CoderRoute, options: DecodeOptions, key: ImageCacheKey,
+                        priority: StageExecutor.Priority) async throws -> Image {
+        let coders = host.coders, coder = route.coder
+        if options.thumbnailSize != nil, !route.isIsolated, SizesFromOneDecode.applies(to: coder, scope: .anySize) {
+            let shared = SizesFromOneDecode.decodeOptions(options, scope: .anySize)
+            let raw = try await fullDecodes.value(for: key.dataKey + "|full|" + shared.resultKeyTerms.joined(separator: "|")) { _ in
                 self.counters.update { $0.decodes += 1 }
-                return try await self.cancellable(limits: full.limits) { context in
+                return try await self.cancellable(limits: shared.limits) { context in
                     try await self.decoding.run(priority: priority) {
-                        try bytes.withUnsafeBytes { try coder.decodeRaw($0, options: full, context: context) }
+                        try bytes.withUnsafeBytes { try coder.decodeRaw($0, options: shared, context: context) }
                     }
                 }
             }
-            let finishing = DecodePlan.finishing(options: options, capabilities: coder.descriptor.capabilities)
-            return try await processing.run(priority: priority) { try finishing.apply(raw) }
+            return try await processing.run(priority: priority) {
+                // A full decode serves every size, so `finish` always gives an image here.
+                guard let image = try SizesFromOneDecode.finish(raw, options: options, shared: shared, coder: coder) else {
+                    throw PipelineError.invalidArgument("a shared full decode could not serve \(String(describing: options.thumbnailSize))")
+                }
+                return image
+            }
         }
         counters.update { $0.decodes += 1 }
         return try await cancellable(limits: options.limits) { context in
             try await self.decoding.run(priority: priority) {
-                try coders.decode(data: bytes, options: options, cancellation: context)
+                try coders.decode(data: bytes, options: options, isolation: nil, timeout: nil, cancellation: context, route: route)
             }
         }
     }
@@ -202,8 +202,33 @@ public final class ImageManager: Sendable {
     ///
     /// Fetched bytes are stored only when a coder recognises them: an HTML error page served with status 200 as
     /// `image/png` would otherwise be served from the cache, without a request, until the cache is cleared.
-    private func originalDataAndSource(_ request: ImageRequest, key: ImageCacheKey,
-                                       report: @escaping @Sendable (FetchEvent) -> Void) async throws -> (bytes: [UInt8], fromCache: Bool) {
+    /// The original bytes of `request` handed to `body` with their route: the one sniff of those bytes, whatever
+    /// `body` reads from them. Fetched bytes are kept in the data cache once `body` succeeds, or fails for a reason
+    /// that is not about the bytes (a limit, a cancellation); cached bytes that turn out bad are evicted, so one bad
+    /// body does not fail every later run without a request. `remembersFailure`: a decode failure joins the
+    /// failed-URL list, as a fetch failure does.
+    private func withOriginal<T>(of request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void,
+                                 remembersFailure: Bool, _ body: ([UInt8], CoderRoute) async throws -> T) async throws -> T {
+        let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: report, storeFetched: false)
+        let result: T
+        do {
+            let route = try host.coders.route(for: bytes, options: withSource(request.options, request.url))
+            result = try await body(bytes, route)
+        } catch let error as PipelineError {
+            if remembersFailure { failed.record(error, for: key.dataKey) }
+            let aboutTheBytes = Self.isAboutTheBytes(error)
+            if fromCache, aboutTheBytes { try? await configuration.dataCache?.removeData(for: key.dataKey) }
+            if !fromCache, !aboutTheBytes { await storeOriginal(bytes, of: request, key: key) }
+            throw error
+        }
+        if !fromCache { await storeOriginal(bytes, of: request, key: key) }
+        return result
+    }
+
+    /// `storeFetched` false: the caller decodes the bytes and stores them itself once they decoded (or failed for a
+    /// reason that is not about the bytes), which saves the separate sniff that storing here needs.
+    private func originalDataAndSource(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void,
+                                       storeFetched: Bool = true) async throws -> (bytes: [UInt8], fromCache: Bool) {
         let usesDataCache = dataCacheApplies(to: request.url)
         if request.fetchPolicy.readsCache, usesDataCache, let cached = try? await configuration.dataCache?.data(for: key.dataKey) {
             report(.progress(received: cached.count, expected: cached.count))
@@ -232,14 +257,18 @@ public final class ImageManager: Sendable {
                     approveRedirect: redirectPolicy))
             }
             failed.remove(key.dataKey)
-            if request.fetchPolicy.writesCache, usesDataCache, host.coders.coder(forData: bytes) != nil {
-                try? await configuration.dataCache?.store(bytes, for: key.dataKey)
-            }
+            if storeFetched, host.coders.coder(forData: bytes) != nil { await storeOriginal(bytes, of: request, key: key) }
             return (bytes, false)
         } catch let error as PipelineError {
             failed.record(error, for: key.dataKey)
             throw error
         }
+    }
+
+    /// Keeps fetched original bytes in the data cache, where the request's policy and the source's kind allow it.
+    private func storeOriginal(_ bytes: [UInt8], of request: ImageRequest, key: ImageCacheKey) async {
+        guard request.fetchPolicy.writesCache, dataCacheApplies(to: request.url) else { return }
+        try? await configuration.dataCache?.store(bytes, for: key.dataKey)
     }
 
     private func dataCacheApplies(to url: String) -> Bool {
@@ -253,12 +282,9 @@ public final class ImageManager: Sendable {
     public func info(for url: String, options: DecodeOptions = DecodeOptions(), loadOptions: LoadOptions = LoadOptions()) async throws -> ImageInfo {
         let request = ImageRequest(url: url, options: options, loadOptions: loadOptions)
         let key = ImageCacheKey(request, filter: configuration.keyFilter)
-        let (bytes, fromCache) = try await originalDataAndSource(request, key: key, report: { _ in })
-        do {
-            return try host.coders.probe(data: bytes, options: withSource(options, url))
-        } catch let error as PipelineError {
-            if fromCache, Self.isAboutTheBytes(error) { try? await configuration.dataCache?.removeData(for: key.dataKey) }
-            throw error
+        let options = withSource(options, url), coders = host.coders
+        return try await withOriginal(of: request, key: key, report: { _ in }, remembersFailure: false) { bytes, route in
+            try coders.probe(data: bytes, options: options, route: route)
         }
     }
 
@@ -270,11 +296,12 @@ public final class ImageManager: Sendable {
     /// Every frame of an animation (each finished and transformed like a still image) and its loop count (nil: not
     /// stated), from one load of the source: what an animated output needs.
     public func animation(for request: ImageRequest) async throws -> Animation {
-        let bytes = try await data(for: request)
         let options = withSource(request.options, request.url), transformers = request.transformers
-        let coders = host.coders
-        counters.update { $0.decodes += 1 }
-        return try await decoding.run { try coders.animation(data: bytes, options: options, transformers: transformers) }
+        let coders = host.coders, key = ImageCacheKey(request, filter: configuration.keyFilter)
+        return try await withOriginal(of: request, key: key, report: { _ in }, remembersFailure: false) { bytes, route in
+            counters.update { $0.decodes += 1 }
+            return try await decoding.run { try coders.animation(data: bytes, options: options, transformers: transformers, route: route) }
+        }
     }
 
     /// The request's options with the source-URL hint filled in (a file: URL for a path): the one place it is defaulted.

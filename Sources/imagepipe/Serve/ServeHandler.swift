@@ -86,7 +86,7 @@ final class ServeHandler: Sendable {
                 : finish(200, [("Content-Type", "text/plain")], Array("ok\n".utf8), "-")
         }
         if path == "/metrics" {
-            let text = metrics.text(gate: gate, pipeline: manager.statistics, workers: manager.host.coders.workerPool?.statistics)
+            let text = metrics.text(gate: gate, pipeline: manager.statistics, workers: manager.host.coders.isolator.pool?.statistics)
             return finish(200, [("Content-Type", "text/plain; version=0.0.4")], Array(text.utf8), "-")
         }
         if draining.load(ordering: .acquiring) {

@@ -10,16 +10,37 @@ enum IsolationSetup {
     /// Address space a worker uses before it decodes anything, added to the memory budget for its cap.
     static let workerAddressSpaceOverhead = 320 << 20
 
-    /// The CLI's pools, ended by `endWorkers` (never by an orderly retire, which polls for a polite exit: about
-    /// 2 ms per run). Written once per run, before any request.
-    private static let keptUntilExit = Mutex<[WorkerPool]>([])
+    /// What the CLI owns until it exits: the worker forked at start-up (until an isolator adopts it) and the
+    /// isolators it configured, ended by `endWorkers` (never by an orderly retire, which polls for a polite exit:
+    /// about 2 ms per run). Written before any request.
+    private struct Owned {
+        var preforked: PreforkedWorker?
+        var isolators: [Isolator] = []
+    }
+    private static let owned = Mutex(Owned())
+
+    /// Whether this command line may use a worker forked before the program starts a thread: only the one-shot
+    /// commands that decode (a batch or a service spawns its workers), and not when isolation is off.
+    static func wantsPreforkedWorker(_ arguments: [String]) -> Bool {
+        ["render", "info"].contains(arguments.first) && !arguments.contains("in-process") && !arguments.contains("--help")
+    }
+
+    /// Forks the start-up worker (see PreforkedWorker); the CLI's entry calls it before anything starts a thread.
+    static func prepareWorker() {
+        let preforked = PreforkedWorker.prepare()
+        owned.withLock { $0.preforked = preforked }
+    }
 
     /// Kills and reaps the CLI's workers and an unused start-up fork, so that none outlives the CLI: an orphan is
     /// reparented to PID 1, and a container's PID 1 often reaps nothing (a zombie per run). A worker holds nothing
     /// worth a graceful exit. The CLI calls it before exiting; after `endingWorkers(during:)` it is a no-op.
     static func endWorkers() {
-        PreforkedWorker.discard()
-        for pool in keptUntilExit.withLock({ $0 }) { pool.shutdown(grace: 0) }
+        let (preforked, isolators) = owned.withLock { owned in
+            defer { owned = Owned() }
+            return (owned.preforked, owned.isolators)
+        }
+        preforked?.discard()
+        for isolator in isolators { isolator.shutdown(grace: 0) }
     }
 
     /// Runs `body` (work that needs no worker any more, such as encoding the decoded image) while the workers are
@@ -66,8 +87,10 @@ enum IsolationSetup {
         case let other: throw UsageError("--isolation must be in-process, isolated or auto, not '\(other)'")
         }
         let timeout = try arguments.seconds("timeout") ?? 30
-        host.coders.defaultIsolation = isolation
-        guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else { return }
+        guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else {
+            host.coders.isolator = Isolator(policy: isolation)
+            return
+        }
         // One worker per request the command runs at once, each started only when a request is isolated.
         var configuration = WorkerPool.Configuration(
             executable: executable, pluginDirectories: host.registry.searchPath.entries.map(\.directory), size: workers, timeout: timeout)
@@ -76,11 +99,16 @@ enum IsolationSetup {
         // anything (libraries, thread stacks: about 260 MiB of address space measured with librsvg and poppler).
         let budget = try DecodeArguments.memorySize(arguments) ?? DecodeLimits().maxMemoryBytes
         configuration.memoryLimit = budget + workerAddressSpaceOverhead
-        let pool = WorkerPool(configuration: configuration)
-        host.coders.workerPool = pool
-        keptUntilExit.withLock { $0.append(pool) }
+        // The first isolator configured adopts the start-up worker; it is then the isolator's to end.
+        let isolator = owned.withLock { owned in
+            defer { owned.preforked = nil }
+            let isolator = Isolator(policy: isolation, workers: configuration, preforked: owned.preforked)
+            owned.isolators.append(isolator)
+            return isolator
+        }
+        host.coders.isolator = isolator
         // A worker forked at start-up costs nothing to start now, and opens the preloaded plugin while this process
         // reads the input on the other core. Without one, a worker is spawned only if a request is isolated.
-        if PreforkedWorker.isAvailable { try? pool.prewarm() }
+        if let pool = isolator.pool, pool.configuration.preforked?.isAvailable == true { try? pool.prewarm() }
     }
 }

@@ -175,15 +175,15 @@ final class BatchRunner: Sendable {
         let request = ImageRequest(url: source.location, options: settings.options, loadOptions: settings.loadOptions)
         let (bytes, fromCache) = try LaneThreads.wait { [manager] in try await manager.originalData(for: request) }
         let cache = source.isLocal ? "file" : fromCache ? "disk-cache" : "network"
-        guard let coder = host.coders.coder(forData: bytes) else {
-            throw PipelineError.unknownFormat(bytesSeen: min(bytes.count, 4096), hint: bytes.isEmpty ? "empty input" : "")
-        }
-        let context = OutputContext(source: source, coder: coder.descriptor.id, cache: cache, started: started)
+        // The one sniff of these bytes: every page, size and frame below follows this route.
+        let route = try host.coders.route(for: bytes, options: settings.options)
+        let coder = route.coder
+        let context = OutputContext(source: source, route: route, cache: cache, started: started)
         if settings.everyFrame, coder.descriptor.capabilities.contains(.animated) {
             try renderFrames(bytes, context: context, sourceStatus: sourceStatus)
             return .finished
         }
-        let selected = try selectedPages(bytes, coder: coder)
+        let selected = try selectedPages(bytes, route: route)
         if selected.count > 1, settings.jobs > 1 {
             let document = SplitSource(bytes: bytes, context: context, sourceStatus: sourceStatus, pages: selected.count)
             pages.add(selected.map { PageUnit(document: document, page: $0) })
@@ -203,15 +203,16 @@ final class BatchRunner: Sendable {
         var options = settings.options
         options.pageIndex = page
         options.sourceURL = source.isLocal ? nil : source.location
-        let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size), transformers: settings.transformers)
+        let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size), transformers: settings.transformers,
+                                            route: context.route)
         for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
     }
 
     /// The pages to render: the selection clipped to the document, or the one page asked.
-    private func selectedPages(_ bytes: [UInt8], coder: PluginCoder) throws -> [Int] {
+    private func selectedPages(_ bytes: [UInt8], route: CoderRoute) throws -> [Int] {
         guard let selection = settings.pages else { return [settings.options.pageIndex] }
-        let count = coder.descriptor.capabilities.contains(.multipage)
-            ? try host.coders.probe(data: bytes, options: settings.options).pageCount : 1
+        let count = route.coder.descriptor.capabilities.contains(.multipage)
+            ? try host.coders.probe(data: bytes, options: settings.options, route: route).pageCount : 1
         let pages = selection.pages(of: max(count, 1))
         guard !pages.isEmpty else {
             throw CLIError("none of the pages --pages \(selection) exists (the source has \(count) page\(count == 1 ? "" : "s"), counted from 0)")
@@ -224,7 +225,7 @@ final class BatchRunner: Sendable {
         for size in settings.sizes {
             var options = settings.options
             options.thumbnailSize = size
-            let reader = try host.coders.frames(data: bytes, options: options, transformers: settings.transformers)
+            let reader = try host.coders.frames(data: bytes, options: options, transformers: settings.transformers, route: context.route)
             var index = 0
             while let frame = try reader.next() {
                 let target = try plan(context.source, pages: [index], sizes: [size], sourceStatus: sourceStatus)[0]
@@ -238,7 +239,8 @@ final class BatchRunner: Sendable {
 
     private struct OutputContext: Sendable {
         let source: BatchSource
-        let coder: String
+        let route: CoderRoute
+        var coder: String { route.coder.descriptor.id }
         let cache: String
         let started: Double
     }
