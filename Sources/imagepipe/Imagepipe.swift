@@ -8,7 +8,13 @@ protocol Command: Sendable {
     static var name: String { get }
     static var summary: String { get }
     static var help: String { get }
+    /// The help for a command line that asks for it (a command with subcommands answers for the one named).
+    static func help(for arguments: [String]) -> String
     static func run(_ arguments: [String]) async throws
+}
+
+extension Command {
+    static func help(for arguments: [String]) -> String { help }
 }
 
 @main
@@ -69,7 +75,7 @@ enum Imagepipe {
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            Output.line(command.help)
+            Output.line(command.help(for: rest))
             exit(0)
         }
         let status: Int32

@@ -5,7 +5,7 @@ import PipelineHost
 enum CacheCommand: Command {
     static let name = "cache"
     static let summary = "show, clear, prune or prefetch into the disk cache"
-    static let help = """
+    static let header = """
         Usage: imagepipe cache <stats|clear|prune> [--cache-dir DIR] [--max-size BYTES] [--max-age SECONDS] [--json]
                imagepipe cache put <key> <file> | get <key> <file>   [--cache-dir DIR]
                imagepipe cache prefetch <source>... [--size N,...] [--jobs N]   (see imagepipe cache prefetch --help)
@@ -19,17 +19,25 @@ enum CacheCommand: Command {
 
           put, get  store a file's bytes under a key / write a key's bytes to a file (scripts and tests;
                     get exits 1 on a miss)
-
-          --cache-dir DIR   the cache folder (default $XDG_CACHE_HOME/imagepipe/default)
-          --json            machine-readable output (stats)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 20, [
+            .option(Option("cache-dir", value: "DIR", help: "the cache folder (default $XDG_CACHE_HOME/imagepipe/default)")),
+            .option(Option("max-size", value: "BYTES", help: "prune's size bound (default 1 GiB)")),
+            .option(Option("max-age", value: "SECONDS", help: "prune's age bound (default 30 days)")),
+            .option(Option("json", help: "machine-readable output (stats)")),
+        ]),
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
+    /// `cache prefetch --help` is the prefetch's own help.
+    static func help(for arguments: [String]) -> String { arguments.first == "prefetch" ? CachePrefetch.help : help }
+
     static func run(_ arguments: [String]) async throws {
-        if arguments.first == "prefetch" {
-            if arguments.contains("--help") || arguments.contains("-h") { Output.line(CachePrefetch.help); return }
-            return try await CachePrefetch.run(arguments)
-        }
-        let args = try Arguments(arguments, valued: ["cache-dir", "max-size", "max-age"], flags: ["json"])
+        if arguments.first == "prefetch" { return try await CachePrefetch.run(arguments) }
+        let args = try Arguments(arguments, sections: sections)
         guard let action = args.positionals.first else { throw UsageError("expected one of stats, clear, prune, put, get") }
         let operands = Array(args.positionals.dropFirst())
         guard operands.count == (["put", "get"].contains(action) ? 2 : 0) else {

@@ -7,24 +7,37 @@ import PipelineHost
 /// stored (thumbnails are small, so the next `render` or `thumbnail` of that size is a cache hit, not a decode).
 /// Local files are their own cache: only remote sources are stored, as everywhere else.
 enum CachePrefetch {
-    static let help = """
+    static let header = """
         Usage: imagepipe cache prefetch <url | file | folder | ->... [--size N|WxH[,...]] [--jobs N] [decode options]
                                         [--cache-dir DIR] [--plugin-dir DIR]...
 
           Loads each source (a folder: its images; -: a list on standard input) at low priority, --jobs at once
-          (default 4), into the disk cache; with --size, the thumbnails of those sizes too. Prints a summary; a
+          (default {jobs}), into the disk cache; with --size, the thumbnails of those sizes too. Prints a summary; a
           source that fails is one line on standard error, and the exit status is 1 if any failed.
         """
 
+    static let jobs = Option("jobs", value: "N", default: "4", help: "sources loaded at once (default {default})")
+
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 22, [
+            .option(Option("size", value: "N|WxH[,...]", help: "also render these sizes (N = NxN; several separated by commas or given again)")),
+            .option(jobs),
+            .option(Option("r", "recursive", help: "walk the subfolders of each folder too")),
+            .option(Option("cache-dir", value: "DIR", help: "the cache folder (default $XDG_CACHE_HOME/imagepipe/default)")),
+        ]),
+        DecodeArguments.section,
+        HostSetup.globalSection,
+    ]
+
+    static let help = header.replacing("{jobs}", with: jobs.defaultValue ?? "") + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments,
-                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(["cache-dir", "jobs"]),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(["recursive", "r"]))
+        let args = try Arguments(arguments, sections: sections)
         let sources = Array(args.positionals.dropFirst())
         guard !sources.isEmpty else { throw UsageError("cache prefetch needs at least one source (a URL, a file, a folder or -)") }
         let options = try DecodeArguments.options(args, sizeGiven: false)
         let sizes: [PixelSize] = args.all("size").isEmpty ? [] : try ThumbnailCommand.parseSizes(args.all("size"))
-        let jobs = try args.int("jobs", range: 1...256) ?? 4
+        let jobs = try args.int("jobs", range: 1...256)!
         let host = try HostSetup.host(args)
         let cache = try DiskCache(directory: args.value("cache-dir"))
         let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))

@@ -4,19 +4,24 @@ import PipelineHost
 enum CodersCommand: Command {
     static let name = "coders"
     static let summary = "list the image coders (formats, capabilities, priority)"
-    static let help = """
+    static let header = """
         Usage: imagepipe coders [--json] [--plugin-dir DIR]...
 
         Lists the coders of every loaded plugin in the order sniffing considers them: ID, format, extensions,
         capabilities, priority and the plugin that provides it.
-
-          --json   machine-readable output (an array of coder descriptors)
-
-        \(HostSetup.helpText)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 11, [
+            .option(Option("json", help: "machine-readable output (an array of coder descriptors)")),
+        ]),
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let host = try HostSetup.host(args)
         let coders = host.coders.coders.map(\.descriptor)
@@ -33,19 +38,24 @@ enum CodersCommand: Command {
 enum LoadersCommand: Command {
     static let name = "loaders"
     static let summary = "list the loaders (URL schemes)"
-    static let help = """
+    static let header = """
         Usage: imagepipe loaders [--json] [--plugin-dir DIR]...
 
         Lists the loaders of every loaded plugin: ID, URL schemes, priority, capabilities. Plain paths use the
         'file' scheme.
-
-          --json   machine-readable output
-
-        \(HostSetup.helpText)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 11, [
+            .option(Option("json", help: "machine-readable output")),
+        ]),
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let host = try HostSetup.host(args)
         let loaders = host.loaders.loaders.map(\.descriptor)
@@ -62,18 +72,23 @@ enum LoadersCommand: Command {
 enum CachesCommand: Command {
     static let name = "caches"
     static let summary = "list the cache plugins"
-    static let help = """
+    static let header = """
         Usage: imagepipe caches [--json] [--plugin-dir DIR]...
 
         Lists the caches provided by plugins: ID, priority, capabilities.
-
-          --json   machine-readable output
-
-        \(HostSetup.helpText)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 11, [
+            .option(Option("json", help: "machine-readable output")),
+        ]),
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let caches = try HostSetup.host(args).caches.pluginCaches.map(\.descriptor)
         if args.flag("json") { try Output.json(caches); return }

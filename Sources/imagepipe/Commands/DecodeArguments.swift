@@ -2,33 +2,33 @@ import PipelineHost
 
 /// The decode options shared by `info` and `render`.
 enum DecodeArguments {
-    static let valued: Set<String> = ["size", "mode", "tint", "page", "frame", "password", "max-pixels", "max-memory", "threads", "colorspace"]
-    static let flags: Set<String> = ["template", "upscale", "transparent", "high-bit-depth", "first-frame-only", "no-orientation", "keep-profile"]
-
-    static let helpText = """
-        Decode options:
-          --size WxH          output box in pixels; 0 on one side = derived from the other (e.g. 1024x0)
-          --mode MODE         fit (default: keep aspect, inside the box), fill (stretch), aspect-fill (cover, crop centred)
-          --upscale           let raster sources grow beyond their size in fit/aspect-fill (vectors always render at size)
-          --tint COLOR        #rgb, #rrggbb, #rrggbbaa or a CSS colour name; vector coders use it as currentColor
-          --template          output = tint colour with the image's alpha (needs --tint)
-          --page N            page of a document, counted from 0 (default 0; 'imagepipe info' lists them)
-          --frame N           frame of an animation, counted from 0 (default 0)
-          --first-frame-only  decode only the first frame of animations
-          --transparent       documents: transparent instead of white page background
-          --high-bit-depth    16-bit output for sources with more than 8 bits per channel
-          --no-orientation    do not apply EXIF/irot/imir orientation
-          --colorspace SPACE  srgb (default): convert from the source's ICC profile, CICP or PNG colour chunks to sRGB
-                              (PQ/HLG HDR tone-mapped to SDR); p3: convert to Display P3 and embed its profile;
-                              keep: leave the pixels as they are and embed the source's profile (or write its CICP in
-                              AVIF/HEIF, so 10-bit PQ stays PQ)
-          --keep-profile      the same as --colorspace keep
-          --password TEXT     password of an encrypted document
-          --max-pixels N      refuse decodes, outputs and intermediates larger than N pixels (default 268435456)
-          --max-memory SIZE   pixel memory one request may hold: decoded, intermediate and output buffers, and the
-                              isolated worker's address space (default 2G; suffixes K, M, G)
-          --threads N         decoder threads (default: the coder's choice)
-        """
+    static let section = OptionSection("Decode options:", column: 22, [
+        .option(Option("size", value: "WxH", help: "output box in pixels; 0 on one side = derived from the other (e.g. 1024x0)")),
+        .option(Option("mode", value: "MODE", help: "fit (default: keep aspect, inside the box), fill (stretch), aspect-fill (cover, crop centred)")),
+        .option(Option("upscale", help: "let raster sources grow beyond their size in fit/aspect-fill (vectors always render at size)")),
+        .option(Option("tint", value: "COLOR", help: "#rgb, #rrggbb, #rrggbbaa or a CSS colour name; vector coders use it as currentColor")),
+        .option(Option("template", help: "output = tint colour with the image's alpha (needs --tint)")),
+        .option(Option("page", value: "N", help: "page of a document, counted from 0 (default 0; 'imagepipe info' lists them)")),
+        .option(Option("frame", value: "N", help: "frame of an animation, counted from 0 (default 0)")),
+        .option(Option("first-frame-only", help: "decode only the first frame of animations")),
+        .option(Option("transparent", help: "documents: transparent instead of white page background")),
+        .option(Option("high-bit-depth", help: "16-bit output for sources with more than 8 bits per channel")),
+        .option(Option("no-orientation", help: "do not apply EXIF/irot/imir orientation")),
+        .option(Option("colorspace", value: "SPACE", help: """
+                srgb (default): convert from the source's ICC profile, CICP or PNG colour chunks to sRGB
+                (PQ/HLG HDR tone-mapped to SDR); p3: convert to Display P3 and embed its profile;
+                keep: leave the pixels as they are and embed the source's profile (or write its CICP in
+                AVIF/HEIF, so 10-bit PQ stays PQ)
+                """)),
+        .option(Option("keep-profile", help: "the same as --colorspace keep")),
+        .option(Option("password", value: "TEXT", help: "password of an encrypted document")),
+        .option(Option("max-pixels", value: "N", help: "refuse decodes, outputs and intermediates larger than N pixels (default 268435456)")),
+        .option(Option("max-memory", value: "SIZE", help: """
+                pixel memory one request may hold: decoded, intermediate and output buffers, and the
+                isolated worker's address space (default 2G; suffixes K, M, G)
+                """)),
+        .option(Option("threads", value: "N", help: "decoder threads (default: the coder's choice)")),
+    ])
 
     /// `sizeGiven: false`: the command reads --size itself (thumbnail's list of sizes).
     static func options(_ args: Arguments, sizeGiven: Bool = true) throws -> DecodeOptions {

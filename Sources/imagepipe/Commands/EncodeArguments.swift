@@ -2,8 +2,9 @@ import PipelineHost
 
 /// The encode options shared by `render` and `thumbnail`.
 enum EncodeArguments {
-    static let valued: Set<String> = ["quality", "background"]
-    static let flags: Set<String> = ["lossless"]
+    static let quality = Option("quality", value: "N", help: "encoder quality 1...100 (default: the encoder's)")
+    static let lossless = Option("lossless", help: "lossless encoding where the format offers it")
+    static let background = Option("background", value: "COLOR", help: "what transparent pixels become in a format without alpha, JPEG (default white)")
 
     static func options(_ args: Arguments) throws -> EncodeOptions {
         var options = EncodeOptions(quality: try args.int("quality", range: 1...100), lossless: args.flag("lossless"))

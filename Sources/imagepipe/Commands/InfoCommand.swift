@@ -4,25 +4,26 @@ import PipelineHost
 enum InfoCommand: Command {
     static let name = "info"
     static let summary = "show format, size, frames/pages, alpha, bit depth, colour and the coder chosen"
-    static let help = """
+    static let header = """
         Usage: imagepipe info <url-or-path> [--json] [--page N] [--password TEXT] [--plugin-dir DIR]...
 
         Loads the source, picks a coder by its magic bytes (never by the file extension) and prints what the
         coder reads from it without decoding pixels.
-
-          --json   machine-readable output
-
-        \(HostSetup.cacheHelpText)
-
-        \(IsolationSetup.helpText)
-
-        \(HostSetup.helpText)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 11, [
+            .option(Option("json", help: "machine-readable output")),
+        ]),
+        HostSetup.cacheSection,
+        IsolationSetup.section,
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
-                                     .union(IsolationSetup.valued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(["json"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host)

@@ -4,17 +4,22 @@ import PipelineHost
 enum PluginsCommand: Command {
     static let name = "plugins"
     static let summary = "list the plugin search path and why each file loaded or not"
-    static let help = """
+    static let header = """
         Usage: imagepipe plugins [--json] [--plugin-dir DIR]...
 
         Prints the plugin search path in order (where each folder came from; which are missing) and, for every
         *.so file found, whether it loaded, was refused (and why) or was shadowed by an earlier plugin with the
         same ID.
-
-          --json   machine-readable output
-
-        \(HostSetup.helpText)
         """
+
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 11, [
+            .option(Option("json", help: "machine-readable output")),
+        ]),
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
 
     struct Listing: Encodable {
         struct Folder: Encodable { let directory: String; let origin: String; let exists: Bool }
@@ -23,7 +28,7 @@ enum PluginsCommand: Command {
     }
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions, flags: HostSetup.flags.union(["json"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         let registry = try HostSetup.host(args).registry
         if args.flag("json") {

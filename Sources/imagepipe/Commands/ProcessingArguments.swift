@@ -3,27 +3,31 @@ import PipelineHost
 /// The transformer flags shared by `render` and `thumbnail`, read into a `ProcessingRecipe` (which fixes the chain's
 /// order, the same as a service URL's).
 enum ProcessingArguments {
-    static let valued: Set<String> = ["crop", "gravity", "rotate", "flip", "blur", "radius", "scale-down-limit"]
-    static let flags: Set<String> = ["circle", "grayscale", "sharpen", "flatten"]
-
-    static let helpText = """
-        Processing options (applied after decoding, in this order whatever the order given):
-          --crop SPEC         WxH (a box placed by --gravity), W:H (the largest region of that aspect ratio, placed by
-                              --gravity) or WxH+X+Y (a rectangle); clipped to the image
-          --gravity G         centre (default), top, bottom, left, right, top-left, top-right, bottom-left,
-                              bottom-right (or north, south-east ...): what --crop and --mode aspect-fill keep
-          --rotate DEG        90, 180 or 270, clockwise
-          --flip AXIS         horizontal, vertical or both
-          --grayscale         Rec. 709 luma gray, alpha kept
-          --blur SIGMA        Gaussian blur of SIGMA pixels (as ImageMagick's -blur 0xSIGMA)
-          --sharpen           a light unsharp mask after the reduction (sigma 0.5, amount 1; -unsharp 0x0.5+1+0)
-          --radius R          rounded corners of R pixels, anti-aliased (the output gets alpha)
-          --circle            the centred square cut to a circle, anti-aliased (an avatar)
-          --flatten           composite transparency onto --background (white by default) in every format; formats
-                              without alpha always do this
-          --scale-down-limit SIZE  without --size: decode to at most SIZE pixel bytes, keeping the aspect ratio
-                              (e.g. 64M: a 100 MP photo comes out ~16 MP)
-        """
+    static let section = OptionSection("Processing options (applied after decoding, in this order whatever the order given):", column: 22, [
+        .option(Option("crop", value: "SPEC", help: """
+                WxH (a box placed by --gravity), W:H (the largest region of that aspect ratio, placed by
+                --gravity) or WxH+X+Y (a rectangle); clipped to the image
+                """)),
+        .option(Option("gravity", value: "G", help: """
+                centre (default), top, bottom, left, right, top-left, top-right, bottom-left,
+                bottom-right (or north, south-east ...): what --crop and --mode aspect-fill keep
+                """)),
+        .option(Option("rotate", value: "DEG", help: "90, 180 or 270, clockwise")),
+        .option(Option("flip", value: "AXIS", help: "horizontal, vertical or both")),
+        .option(Option("grayscale", help: "Rec. 709 luma gray, alpha kept")),
+        .option(Option("blur", value: "SIGMA", help: "Gaussian blur of SIGMA pixels (as ImageMagick's -blur 0xSIGMA)")),
+        .option(Option("sharpen", help: "a light unsharp mask after the reduction (sigma 0.5, amount 1; -unsharp 0x0.5+1+0)")),
+        .option(Option("radius", value: "R", help: "rounded corners of R pixels, anti-aliased (the output gets alpha)")),
+        .option(Option("circle", help: "the centred square cut to a circle, anti-aliased (an avatar)")),
+        .option(Option("flatten", help: """
+                composite transparency onto --background (white by default) in every format; formats
+                without alpha always do this
+                """)),
+        .option(Option("scale-down-limit", value: "SIZE", help: """
+                without --size: decode to at most SIZE pixel bytes, keeping the aspect ratio
+                (e.g. 64M: a 100 MP photo comes out ~16 MP)
+                """)),
+    ])
 
     /// `--gravity` and `--scale-down-limit` into the decode options (they decide what the decode produces).
     static func apply(_ args: Arguments, to options: inout DecodeOptions) throws {

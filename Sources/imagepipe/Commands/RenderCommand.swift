@@ -4,40 +4,38 @@ import PipelineHost
 enum RenderCommand: Command {
     static let name = "render"
     static let summary = "decode a source at a size and write it in the output file's format"
-    static let help = """
+    static let header = """
         Usage: imagepipe render <url-or-path | -> -o <out.ext | -> [decode options] [--quality N] [--plugin-dir DIR]...
 
         The output format follows the extension of -o (or --format), through whichever coder can encode it.
         A source of - reads the image from standard input; -o - writes it to standard output (give --format), so
         render sits in a shell pipe:  curl -s URL | imagepipe render - --size 256x256 --format webp -o - > t.webp
-
-          -o, --output FILE   where to write (required); - for standard output
-          --format FORMAT     the output format (png, jpg, webp, avif, heic, gif...) instead of -o's extension
-          --quality N         encoder quality 1...100 (default: the encoder's)
-          --lossless          lossless encoding where the format offers it
-          --background COLOR  what transparent pixels become in a format without alpha, JPEG (default white)
-          --force             replace a read-only output, or the file a symbolic link at -o points to
-
-        The output is written to a temporary file beside it and renamed into place: a failed or interrupted render
-        never leaves a partial file and never destroys the file that was there.
-
-        \(DecodeArguments.helpText)
-
-        \(ProcessingArguments.helpText)
-
-        \(HostSetup.cacheHelpText)
-
-        \(IsolationSetup.helpText)
-
-        \(HostSetup.helpText)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 22, [
+            .option(Option("o", "output", value: "FILE", help: "where to write (required); - for standard output")),
+            .option(Option("format", value: "FORMAT", help: "the output format (png, jpg, webp, avif, heic, gif...) instead of -o's extension")),
+            .option(EncodeArguments.quality),
+            .option(EncodeArguments.lossless),
+            .option(EncodeArguments.background),
+            .option(Option("force", help: "replace a read-only output, or the file a symbolic link at -o points to")),
+        ]),
+        OptionSection(nil, column: 0, [.text("""
+            The output is written to a temporary file beside it and renamed into place: a failed or interrupted render
+            never leaves a partial file and never destroys the file that was there.
+            """)]),
+        DecodeArguments.section,
+        ProcessingArguments.section,
+        HostSetup.cacheSection,
+        IsolationSetup.section,
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments,
-                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued).union(IsolationSetup.valued)
-                                     .union(["o", "output", "format"]).union(EncodeArguments.valued).union(ProcessingArguments.valued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags)
-                                     .union(EncodeArguments.flags).union(ProcessingArguments.flags).union(["force"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         let format = try outputFormat(args, output: output)

@@ -10,7 +10,7 @@ import Glibc
 enum ServeCommand: Command {
     static let name = "serve"
     static let summary = "answer signed thumbnail URLs over HTTP (a shared Redis tier with --redis)"
-    static let help = """
+    static let header = """
         Usage: imagepipe serve [--listen 127.0.0.1:8080] (--key[-file] ... --salt[-file] ... | --allow-unsigned)
                                [--allow-source PREFIX]... [--root DIR] [--redis CONFIG] [options]
 
@@ -28,62 +28,88 @@ enum ServeCommand: Command {
         Redirects from an origin are followed (at most --max-redirects, default 5) only while every hop is under an
         --allow-source prefix and at a public address; a hop that is not is refused before it is contacted (403).
         Without a size, the output is bounded by --max-size.
-
-          --listen ADDR:PORT        where to listen (default 127.0.0.1:8080; port 0 = any free port, printed)
-          --key HEX, --salt HEX     the signing key and salt (hex; or IMAGEPIPE_KEY, IMAGEPIPE_SALT)
-          --key-file FILE, --salt-file FILE  the same read from a file (hex, surrounding white space ignored):
-                                    a value on the command line is visible to every user through ps
-          --allow-unsigned          accept URLs without a valid signature (development only)
-          --allow-source PREFIX     remote sources allowed under this URL prefix (repeatable; none by default):
-                                    http(s)://host/path/ or s3://bucket/prefix/ (the S3 loader's credentials,
-                                    region and endpoint come from AWS_* variables, ~/.aws or --loader-option s3:KEY=V)
-          --root DIR                local sources are read from this folder only (no path leaves it)
-          --allow-private-addresses fetch from loopback/private addresses too (off: only public ones)
-          --max-size N              largest output side in a URL (default 4096)
-          --max-pixels N, --max-memory SIZE, --max-input SIZE   per-request limits (defaults 268M, 2G, 64M)
-          --timeout SECONDS         per-request deadline, counted from the request's arrival (default 30): 504
-                                    after it
-          --concurrency N           renders at once (default: one per core); --queue N more requests in progress
-                                    (fetching a remote source, which takes no render slot, or waiting for one;
-                                    default 64), beyond that 503 with Retry-After
-          --threads N               HTTP threads (default: one per core)
-          --connections N           connections at once, all clients (default 10000)
-          --per-client-connections N  connections at once from one client address (default 64): one client
-                                    holding connections open (slowloris) cannot take every slot
-          --idle-timeout SECONDS    close a connection with no traffic for this long (default 15)
-          --header-timeout SECONDS  a request's whole head (request line and headers) must arrive within this
-                                    long of connecting (default 10), or of the previous answer on a kept-alive
-                                    connection (the longer of this and --idle-timeout); else the connection is
-                                    closed: a client sending a byte a second cannot hold it
-          --reuse-port              share the port with other processes that ask for it (SO_REUSEPORT); without
-                                    it a port in use is an error
-          --source-ttl SECONDS      how long an http(s) source is used without asking its origin again (default
-                                    600; the origin's Cache-Control may shorten it); then a conditional request
-                                    (ETag, Last-Modified) keeps its results when it is unchanged. A local source is
-                                    re-checked on every request (its size, times and inode are part of every key)
-          --failed-ttl SECONDS      how long a failed source is answered from memory (default 10)
-          --max-age SECONDS         Cache-Control max-age (default 3600)
-          --output-cache SIZE       encoded outputs kept in memory (default 256M)
-          --redis CONFIG            the shared tier: "redis://HOST:PORT/DB ttl=S max-entry=BYTES timeout-ms=MS ns=NAME"
-                                    (the RedisCache plugin); Redis down = rendered anyway, logged once
-          --cache-dir DIR           a disk cache for originals (default: none)
-          --access-log on|off       one JSON line per request on standard error (default on)
-          --shutdown-grace SECONDS  on SIGTERM, stop accepting and finish in-flight requests for at most this long
-                                    (default 30)
-
-        \(IsolationSetup.helpText)
-
-        \(HostSetup.helpText)
         """
 
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 28, [
+            .option(Option("listen", value: "ADDR:PORT", default: "127.0.0.1:8080", help: "where to listen (default {default}; port 0 = any free port, printed)")),
+            .shared([Option("key", value: "HEX", help: ""), Option("salt", value: "HEX", help: "")], "the signing key and salt (hex; or IMAGEPIPE_KEY, IMAGEPIPE_SALT)"),
+            .shared([Option("key-file", value: "FILE", help: ""), Option("salt-file", value: "FILE", help: "")], """
+                    the same read from a file (hex, surrounding white space ignored):
+                    a value on the command line is visible to every user through ps
+                    """),
+            .option(Option("allow-unsigned", help: "accept URLs without a valid signature (development only)")),
+            .option(Option("allow-source", value: "PREFIX", help: """
+                    remote sources allowed under this URL prefix (repeatable; none by default):
+                    http(s)://host/path/ or s3://bucket/prefix/ (the S3 loader's credentials,
+                    region and endpoint come from AWS_* variables, ~/.aws or --loader-option s3:KEY=V)
+                    """)),
+            .option(Option("root", value: "DIR", help: "local sources are read from this folder only (no path leaves it)")),
+            .option(Option("allow-private-addresses", help: "fetch from loopback/private addresses too (off: only public ones)")),
+            .option(Option("max-size", value: "N", default: "4096", help: "largest output side in a URL (default {default})")),
+            .shared([Option("max-pixels", value: "N", help: ""), Option("max-memory", value: "SIZE", help: ""), Option("max-input", value: "SIZE", help: "")], "per-request limits (defaults 268M, 2G, 64M)"),
+            .option(Option("timeout", value: "SECONDS", default: "30", help: """
+                    per-request deadline, counted from the request's arrival (default {default}): 504
+                    after it
+                    """)),
+            .option(Option("concurrency", value: "N", help: """
+                    renders at once (default: one per core); --queue N more requests in progress
+                    (fetching a remote source, which takes no render slot, or waiting for one;
+                    default 64), beyond that 503 with Retry-After
+                    """)),
+            .option(Option("queue", value: "N", default: "64", help: "requests in progress beyond --concurrency before 503 (default {default})")),
+            .option(Option("threads", value: "N", help: "HTTP threads (default: one per core)")),
+            .option(Option("connections", value: "N", default: "10000", help: "connections at once, all clients (default {default})")),
+            .option(Option("per-client-connections", value: "N", default: "64", help: """
+                    connections at once from one client address (default {default}): one client
+                    holding connections open (slowloris) cannot take every slot
+                    """)),
+            .option(Option("idle-timeout", value: "SECONDS", default: "15", help: "close a connection with no traffic for this long (default {default})")),
+            .option(Option("header-timeout", value: "SECONDS", default: "10", help: """
+                    a request's whole head (request line and headers) must arrive within this
+                    long of connecting (default {default}), or of the previous answer on a kept-alive
+                    connection (the longer of this and --idle-timeout); else the connection is
+                    closed: a client sending a byte a second cannot hold it
+                    """)),
+            .option(Option("reuse-port", help: """
+                    share the port with other processes that ask for it (SO_REUSEPORT); without
+                    it a port in use is an error
+                    """)),
+            .option(Option("source-ttl", value: "SECONDS", default: "600", help: """
+                    how long an http(s) source is used without asking its origin again (default
+                    {default}; the origin's Cache-Control may shorten it); then a conditional request
+                    (ETag, Last-Modified) keeps its results when it is unchanged. A local source is
+                    re-checked on every request (its size, times and inode are part of every key)
+                    """)),
+            .option(Option("failed-ttl", value: "SECONDS", default: "10", help: "how long a failed source is answered from memory (default {default})")),
+            .option(Option("max-age", value: "SECONDS", default: "3600", help: "Cache-Control max-age (default {default})")),
+            .option(Option("output-cache", value: "SIZE", help: "encoded outputs kept in memory (default 256M)")),
+            .option(Option("redis", value: "CONFIG", help: """
+                    the shared tier: "redis://HOST:PORT/DB ttl=S max-entry=BYTES timeout-ms=MS ns=NAME"
+                    (the RedisCache plugin); Redis down = rendered anyway, logged once
+                    """)),
+            .option(Option("formats", value: "LIST", default: "avif,webp,jpg,png", help: """
+                    the formats a URL that names none is answered in (default {default}):
+                    AVIF or WebP when listed and the client's Accept allows, else JPEG (without jpg
+                    such a URL is 400); a URL that names its format is not limited by this
+                    """)),
+            .option(Option("cache-dir", value: "DIR", help: "a disk cache for originals (default: none)")),
+            .option(Option("access-log", value: "on|off", default: "on", help: "one JSON line per request on standard error (default {default})")),
+            .option(Option("shutdown-grace", value: "SECONDS", default: "30", help: """
+                    on SIGTERM, stop accepting and finish in-flight requests for at most this long
+                    (default {default})
+                    """)),
+        ]),
+        IsolationSetup.section,
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
+
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: HostSetup.valuedOptions.union(IsolationSetup.valued).union([
-            "listen", "allow-source", "root", "max-size", "max-pixels", "max-memory", "max-input", "concurrency",
-            "queue", "threads", "max-age", "output-cache", "redis", "cache-dir", "access-log", "shutdown-grace", "formats",
-            "connections", "per-client-connections", "idle-timeout", "header-timeout", "source-ttl", "failed-ttl",
-        ]).union(SigningSecrets.valued), flags: HostSetup.flags.union(IsolationSetup.flags).union(["allow-unsigned", "allow-private-addresses", "reuse-port"]))
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
-        let (address, port) = try listenAddress(args.value("listen") ?? "127.0.0.1:8080")
+        let (address, port) = try listenAddress(args.value("listen")!)
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let concurrency = try args.int("concurrency", range: 1...1024) ?? cores
 
@@ -94,7 +120,7 @@ enum ServeCommand: Command {
         guard settings.key != nil || settings.unsigned else {
             throw UsageError("serve needs --key HEX or --key-file FILE (and a salt) to check signed URLs, or --allow-unsigned for development")
         }
-        settings.maxSide = try args.int("max-size", range: 1...65535) ?? 4096
+        settings.maxSide = try args.int("max-size", range: 1...65535)!
         if let pixels = try args.int("max-pixels", range: 1...Int(Int32.max) * 64) { settings.limits.maxPixels = pixels }
         if let memory = try DecodeArguments.memorySize(args) { settings.limits.maxMemoryBytes = memory }
         settings.limits.maxInputBytes = 64 << 20
@@ -102,7 +128,7 @@ enum ServeCommand: Command {
             guard let bytes = DecodeArguments.byteSize(text) else { throw UsageError("--max-input must be a size such as 64M, not '\(text)'") }
             settings.limits.maxInputBytes = bytes
         }
-        settings.timeout = try args.seconds("timeout") ?? 30
+        settings.timeout = try args.seconds("timeout")!
         settings.loadOptions = try LoadArguments.loadOptions(args)
         settings.loadOptions.refusePrivateAddresses = !args.flag("allow-private-addresses")
         // Every hop is vetted before it is followed (`redirectPolicy` below, through the loader's ABI 1.1 redirect
@@ -113,12 +139,12 @@ enum ServeCommand: Command {
         settings.loadOptions.timeout = settings.timeout + 2
         settings.loadOptions.connectTimeout = settings.timeout + 2
         settings.loadOptions.firstByteTimeout = settings.timeout + 2
-        let failedLifetime = try args.seconds("failed-ttl") ?? 10
-        settings.versions = RemoteSourceVersions(maxLifetime: try args.seconds("source-ttl") ?? 600, failureLifetime: failedLifetime)
-        settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max)) ?? 3600
-        settings.accessLog = (args.value("access-log") ?? "on") != "off"
-        if let formats = args.value("formats") { settings.formats = formats.split(separator: ",").map { String($0).lowercased() } }
-        let grace = try args.seconds("shutdown-grace") ?? 30
+        let failedLifetime = try args.seconds("failed-ttl")!
+        settings.versions = RemoteSourceVersions(maxLifetime: try args.seconds("source-ttl")!, failureLifetime: failedLifetime)
+        settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max))!
+        settings.accessLog = args.value("access-log")! != "off"
+        settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
+        let grace = try args.seconds("shutdown-grace")!
 
         let host = try HostSetup.host(args)
         try IsolationSetup.configure(args, host: host, workers: concurrency)
@@ -142,13 +168,13 @@ enum ServeCommand: Command {
         } ?? 256 << 20
         let handler = ServeHandler(settings: settings, manager: manager, sharedTier: shared, outputs: OutputCache(capacity: outputBytes),
                                    originals: originals,
-                                   gate: RenderGate(limit: concurrency, queueLimit: try args.int("queue", range: 0...100_000) ?? 64))
+                                   gate: RenderGate(limit: concurrency, queueLimit: try args.int("queue", range: 0...100_000)!))
         var limits = HTTPServer.Limits()
         limits.threads = try args.int("threads", range: 1...256) ?? cores
-        limits.connections = try args.int("connections", range: 1...1_000_000) ?? 10_000
-        limits.perClient = try args.int("per-client-connections", range: 1...1_000_000) ?? 64
-        limits.idleTimeout = try args.int("idle-timeout", range: 1...86_400) ?? 15
-        limits.headerTimeout = try args.int("header-timeout", range: 1...86_400) ?? 10
+        limits.connections = try args.int("connections", range: 1...1_000_000)!
+        limits.perClient = try args.int("per-client-connections", range: 1...1_000_000)!
+        limits.idleTimeout = try args.int("idle-timeout", range: 1...86_400)!
+        limits.headerTimeout = try args.int("header-timeout", range: 1...86_400)!
         limits.reusePort = args.flag("reuse-port")
         let server = try HTTPServer(address: address, port: port, limits: limits) { handler.handle($0) }
         handler.metrics.overdueHeads.withLock { $0 = { server.overdueHeads } }

@@ -1,14 +1,20 @@
 /// A small command-line parser: `--name value`, `--name=value`, boolean flags, repeatable options, positionals.
 ///
-/// Hand-written because no package outside the toolchain can be fetched; strict so typos fail loudly.
+/// Hand-written because no package outside the toolchain can be fetched; strict so typos fail loudly. What it
+/// accepts is exactly what the command's help declares (`OptionSection`): an option exists once, in the table.
 struct Arguments {
     private(set) var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// Every declared option by each of its names.
+    private let declared: [String: Option]
 
-    /// Parses `arguments` given which options take a value and which are plain flags (names without dashes;
-    /// a single-letter name is also accepted with one dash).
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String>) throws {
+    /// Parses `arguments` against the options `sections` declare (`--help` is handled before parsing).
+    init(_ arguments: [String], sections: [OptionSection]) throws {
+        var declared: [String: Option] = [:]
+        // The first declaration of a name wins: a command's own section comes before the shared ones it overrides.
+        for option in sections.flatMap(\.options) { for name in option.names where declared[name] == nil { declared[name] = option } }
+        self.declared = declared
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -28,24 +34,33 @@ struct Arguments {
             if argument.hasPrefix("--") == false && name.count > 1 {
                 throw UsageError("unknown option '\(argument)' (long options take two dashes)")
             }
-            if valued.contains(name) {
+            guard let option = declared[name] else { throw UsageError("unknown option '\(argument)'") }
+            // All names of an option are one: `-o x` and `--output x` land in the same place.
+            let key = option.names.last!
+            if option.value != nil {
                 guard let value = inlineValue ?? (index < arguments.count ? arguments[index] : nil) else {
                     throw UsageError("option '--\(name)' needs a value")
                 }
                 if inlineValue == nil { index += 1 }
-                values[name, default: []].append(value)
-            } else if allowedFlags.contains(name) {
-                guard inlineValue == nil else { throw UsageError("option '--\(name)' takes no value") }
-                flags.insert(name)
+                values[key, default: []].append(value)
             } else {
-                throw UsageError("unknown option '\(argument)'")
+                guard inlineValue == nil else { throw UsageError("option '--\(name)' takes no value") }
+                flags.insert(key)
             }
         }
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    /// Where the values of the option called `name` are kept (all names of an option share one place). An option
+    /// the command does not declare reads as not given: shared readers (DecodeArguments reads --gravity) serve
+    /// commands that do not take every option they read, and the parser has already refused it if the user typed it.
+    private func key(_ name: String) -> String { declared[name]?.names.last ?? name }
+
+    func flag(_ name: String) -> Bool { flags.contains(key(name)) }
+    /// Whether the user gave the option (a default does not count).
+    func given(_ name: String) -> Bool { values[key(name)] != nil }
+    /// The last value given, else the declared default.
+    func value(_ name: String) -> String? { values[key(name)]?.last ?? declared[name]?.defaultValue }
+    func all(_ name: String) -> [String] { values[key(name)] ?? [] }
 
     func int(_ name: String, range: ClosedRange<Int> = 0...Int.max) throws -> Int? {
         guard let text = value(name) else { return nil }

@@ -5,10 +5,6 @@ import Glibc
 
 /// Builds the plugin host from the global options every command accepts.
 enum HostSetup {
-    static let valuedOptions: Set<String> = ["plugin-dir", "loader-option"]
-    static let flags: Set<String> = ["no-default-plugins"]
-    static let cacheValued: Set<String> = ["cache-dir"]
-    static let cacheFlags: Set<String> = ["no-cache"]
 
     /// The image manager of `render`, `info` and `thumbnail`: a disk cache when a source may be remote
     /// (`remoteSources`), unless --no-cache.
@@ -34,12 +30,13 @@ enum HostSetup {
         source.contains("://") && !source.lowercased().hasPrefix("file://")
     }
 
-    static let cacheHelpText = """
-        Cache options:
-          --cache-dir DIR    the disk cache folder (default $XDG_CACHE_HOME/imagepipe/default); remote sources are
-                             cached (originals, and thumbnails as raw pixels); local files are read directly
-          --no-cache         neither read nor write the disk cache
-        """
+    static let cacheSection = OptionSection("Cache options:", column: 21, [
+        .option(Option("cache-dir", value: "DIR", help: """
+                the disk cache folder (default $XDG_CACHE_HOME/imagepipe/default); remote sources are
+                cached (originals, and thumbnails as raw pixels); local files are read directly
+                """)),
+        .option(Option("no-cache", help: "neither read nor write the disk cache")),
+    ])
 
     /// Files missing from the registry cache are inspected by a child `imagepipe __scan`, so a plugin that crashes
     /// while being opened is listed as refused instead of taking the command down. IMAGEPIPE_SCAN_TIMEOUT (seconds,
@@ -125,16 +122,20 @@ enum HostSetup {
         return folders
     }
 
-    static let helpText = """
-        Global options:
-          --plugin-dir DIR   search DIR (an absolute path) for plugins first (repeatable); then IMAGEPIPE_PLUGIN_PATH,
-                             the per-user folder ($XDG_DATA_HOME/imagepipe/1/plugins.d), the system folders
-                             (<prefix>/lib/imagepipe/1/plugins.d, /usr/lib/<multiarch>/imagepipe/1/plugins.d ...),
-                             then plugins.d next to the executable; 'imagepipe plugins' lists them. The current
-                             directory is never searched.
-          --no-default-plugins  search only --plugin-dir and IMAGEPIPE_PLUGIN_PATH (test a plugin folder alone)
-          --loader-option SCHEME:KEY=VALUE  configure the loader of SCHEME (repeatable), e.g. http:max-connections=8;
-                             the loader refuses keys it does not know (its README lists them)
-          --help             show help
-        """
+    /// The options every command takes.
+    static let globalSection = OptionSection("Global options:", column: 21, [
+        .option(Option("plugin-dir", value: "DIR", help: """
+                search DIR (an absolute path) for plugins first (repeatable); then IMAGEPIPE_PLUGIN_PATH,
+                the per-user folder ($XDG_DATA_HOME/imagepipe/1/plugins.d), the system folders
+                (<prefix>/lib/imagepipe/1/plugins.d, /usr/lib/<multiarch>/imagepipe/1/plugins.d ...),
+                then plugins.d next to the executable; 'imagepipe plugins' lists them. The current
+                directory is never searched.
+                """)),
+        .option(Option("no-default-plugins", help: "search only --plugin-dir and IMAGEPIPE_PLUGIN_PATH (test a plugin folder alone)")),
+        .option(Option("loader-option", value: "SCHEME:KEY=VALUE", help: """
+                configure the loader of SCHEME (repeatable), e.g. http:max-connections=8;
+                the loader refuses keys it does not know (its README lists them)
+                """)),
+        .option(Option("help", help: "show help")),
+    ])
 }

@@ -5,8 +5,6 @@ import Synchronization
 /// crashing or hanging decoder then costs the request, not the CLI) and how long a worker may take. The download
 /// options (`LoadArguments`) come with them, so every command that decodes also takes them.
 enum IsolationSetup {
-    static let valued: Set<String> = Set(["isolation", "timeout"]).union(LoadArguments.valued)
-    static let flags: Set<String> = LoadArguments.flags
     /// Address space a worker uses before it decodes anything, added to the memory budget for its cap.
     static let workerAddressSpaceOverhead = 320 << 20
 
@@ -53,14 +51,17 @@ enum IsolationSetup {
         return try result.get()
     }
 
-    static let helpText = """
-        Isolation options:
-          --isolation MODE   in-process, isolated (every coder in a sandboxed worker process) or auto (default:
-                             coders that ask for it, such as SVG and PDF, run in a worker)
-          --timeout SECONDS  deadline of the whole request, in-process decoders included (without it: an isolated
-                             decode is stopped after 30 s, a download after 60 s)
-        \(LoadArguments.helpText)
-        """
+    /// `--isolation`, `--timeout` and the download options under them.
+    static let section = OptionSection("Isolation options:", column: 21, [
+        .option(Option("isolation", value: "MODE", help: """
+            in-process, isolated (every coder in a sandboxed worker process) or auto (default:
+            coders that ask for it, such as SVG and PDF, run in a worker)
+            """)),
+        .option(Option("timeout", value: "SECONDS", help: """
+            deadline of the whole request, in-process decoders included (without it: an isolated
+            decode is stopped after 30 s, a download after 60 s)
+            """)),
+    ] + LoadArguments.rows)
 
     /// The plugin of the isolated coder the source's extension names, if exactly one claims it: the worker opens it
     /// while this process reads the input. A wrong guess (a misnamed file) costs the worker a load on the other

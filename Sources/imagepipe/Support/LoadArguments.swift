@@ -4,17 +4,17 @@ import PipelineHost
 /// turned into the library's `LoadOptions` here, on the loading side (not by the isolation setup, which only
 /// shares `--timeout` with them).
 enum LoadArguments {
-    static let valued: Set<String> = ["connect-timeout", "first-byte-timeout", "max-redirects"]
-    static let flags: Set<String> = ["refuse-private-addresses"]
 
-    /// Lines of the commands' help, under their isolation options (same indentation).
-    static let helpText = """
-          --connect-timeout SECONDS  deadline of connecting to a remote source (default 10, at most --timeout)
-          --first-byte-timeout SECONDS  deadline of the server's first response byte (default 30, at most --timeout)
-          --max-redirects N  redirects a download may follow (default 10; http and https only)
-          --refuse-private-addresses  refuse loopback, private, link-local and other non-public destinations,
-                             checked on the resolved address of every connection and redirect (SSRF protection)
-        """
+    /// Rows of the commands' help, under their isolation options (same column).
+    static let rows: [OptionSection.Row] = [
+        .option(Option("connect-timeout", value: "SECONDS", help: "deadline of connecting to a remote source (default 10, at most --timeout)")),
+        .option(Option("first-byte-timeout", value: "SECONDS", help: "deadline of the server's first response byte (default 30, at most --timeout)")),
+        .option(Option("max-redirects", value: "N", help: "redirects a download may follow (default 10; http and https only)")),
+        .option(Option("refuse-private-addresses", help: """
+            refuse loopback, private, link-local and other non-public destinations,
+            checked on the resolved address of every connection and redirect (SSRF protection)
+            """)),
+    ]
 
     /// The download's deadlines: `--timeout` bounds the whole transfer as it bounds a decode (a server that never
     /// answers held a render for the loader's fixed 60 s before), `--connect-timeout` the connection,

@@ -14,10 +14,14 @@ enum PluginCheckChildCommand: Command {
     static let help = "Usage: imagepipe __plugin-check <check-id> <file.so> [--component N] [--strictness N] [--seed N] "
         + "[--call-timeout S] [--deadline S] [--sample FILE]... [--hostile FILE]... [--server-script FILE] (internal)"
 
+    /// What the parent passes (PluginTester's CheckChannel); never printed, the command is hidden.
+    static let sections = [OptionSection(nil, column: 0, [
+        "component", "strictness", "seed", "call-timeout", "deadline", "sample", "hostile", "server-script", "cache-config",
+    ].map { .option(Option($0, value: "VALUE", help: "")) })]
+
     static func run(_ arguments: [String]) async throws {
         PluginTester.prepareCheckChild()
-        let args = try Arguments(arguments, valued: ["component", "strictness", "seed", "call-timeout", "deadline", "sample",
-                                                     "hostile", "server-script", "cache-config"], flags: [])
+        let args = try Arguments(arguments, sections: sections)
         guard args.positionals.count == 2 else { throw UsageError("expected <check-id> <file.so>") }
         // Last resort should the parent be gone: the process cannot outlive its deadline by much.
         alarm(UInt32(try args.int("deadline", range: 1...86_400) ?? 600) + 30)

@@ -10,7 +10,7 @@ import Glibc
 enum PluginCommand: Command {
     static let name = "plugin"
     static let summary = "test one plugin file in isolation (plugin test <file.so>)"
-    static let help = """
+    static let header = """
         Usage: imagepipe plugin test <file.so> [--samples DIR] [--strictness 1..10] [--json] [--only REGEX] [--seed N]
                                                [--jobs N] [--call-timeout SECONDS] [--timeout SECONDS]
 
@@ -25,27 +25,38 @@ enum PluginCommand: Command {
         Statuses: passed, warning, failed, crashed (with the signal), timed-out, skipped. The exit status is 0 only
         when nothing failed, crashed or timed out. Crashes on hostile input count as warnings for coders that
         declare recommends-isolation (the host isolates those).
-
-          --samples DIR       sample files, matched to coders by extension (default: ../shared/corpus beside the
-                              source tree, when it exists); with a manifest.tsv, its expected outcomes decide what is
-                              a sample and what is hostile input. Coders without samples that can encode test with
-                              their own encoding of a synthetic image.
-          --strictness N      1...10 (default 5): how many samples, truncations, bit flips and random inputs; at 10
-                              every truncation length of every sample. The project's plugins pass at 5.
-          --only REGEX        run only checks whose ID matches (e.g. 'robustness', '^abi\\.')
-          --seed N            seed of the random inputs (default: time-based; the report prints it for replay)
-          --jobs N            checks run in parallel (default: the number of CPUs)
-          --call-timeout S    one plugin call longer than this is a hang (default 10)
-          --timeout S         whole-check timeout (default: per check, 60 to 300 s by strictness)
-          --json              the report as JSON (for CI)
-          --cache-config TEXT the configuration cache checks open a store with (e.g. "redis://127.0.0.1:6390");
-                              default: the plugin's own default
         """
+
+    static let sections: [OptionSection] = [
+        OptionSection(nil, column: 22, [
+            .option(Option("samples", value: "DIR", help: """
+                    sample files, matched to coders by extension (default: ../shared/corpus beside the
+                    source tree, when it exists); with a manifest.tsv, its expected outcomes decide what is
+                    a sample and what is hostile input. Coders without samples that can encode test with
+                    their own encoding of a synthetic image.
+                    """)),
+            .option(Option("strictness", value: "N", help: """
+                    1...10 (default 5): how many samples, truncations, bit flips and random inputs; at 10
+                    every truncation length of every sample. The project's plugins pass at 5.
+                    """)),
+            .option(Option("only", value: "REGEX", help: "run only checks whose ID matches (e.g. 'robustness', '^abi\\.')")),
+            .option(Option("seed", value: "N", help: "seed of the random inputs (default: time-based; the report prints it for replay)")),
+            .option(Option("jobs", value: "N", help: "checks run in parallel (default: the number of CPUs)")),
+            .option(Option("call-timeout", value: "S", help: "one plugin call longer than this is a hang (default 10)")),
+            .option(Option("timeout", value: "S", help: "whole-check timeout (default: per check, 60 to 300 s by strictness)")),
+            .option(Option("json", help: "the report as JSON (for CI)")),
+            .option(Option("cache-config", value: "TEXT", help: """
+                    the configuration cache checks open a store with (e.g. "redis://127.0.0.1:6390");
+                    default: the plugin's own default
+                    """)),
+        ]),
+    ]
+
+    static let help = header + "\n\n" + sections.text
 
     static func run(_ arguments: [String]) async throws {
         guard arguments.first == "test" else { throw UsageError("expected 'plugin test <file.so>'") }
-        let args = try Arguments(Array(arguments.dropFirst()),
-                                 valued: ["samples", "strictness", "only", "seed", "jobs", "call-timeout", "timeout", "cache-config"], flags: ["json"])
+        let args = try Arguments(Array(arguments.dropFirst()), sections: sections)
         guard args.positionals.count == 1 else { throw UsageError("expected one plugin file, got \(args.positionals.count)") }
         let file = PluginSearchPath.absolutePath(args.positionals[0])
         guard access(file, F_OK) == 0 else { throw CLIError("\(file): no such file") }

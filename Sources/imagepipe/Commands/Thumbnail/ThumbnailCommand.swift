@@ -7,7 +7,7 @@ import Glibc
 enum ThumbnailCommand: Command {
     static let name = "thumbnail"
     static let summary = "render many sources (files, folders, URLs, a list on stdin) at one or several sizes"
-    static let help = """
+    static let header = """
         Usage: imagepipe thumbnail <file | folder | url | ->... [--size 256 | --size 64,128,256] [-o TEMPLATE | --out-dir DIR]
                                    [--pages all|0-2,6] [--frames all] [--jobs N] [--json] [decode options]...
 
@@ -16,79 +16,86 @@ enum ThumbnailCommand: Command {
         decoded once for all its sizes (a raster is decoded for the largest and the smaller sizes are made from it;
         a vector renders each size directly). A source that fails is reported on one line and the batch goes on;
         the exit status is 1 if any failed.
-
-        Sources:
-          FILE                a file of any format a coder decodes
-          FOLDER              the image files in it (by extension; hidden files and this command's own outputs are
-                              skipped); -r, --recursive also walks its subfolders
-          URL                 an http(s) URL (cached on disk like render's)
-          -                   a list of files or URLs on standard input, one per line (find ... | imagepipe thumbnail -)
-          --manifest FILE     the same list read from FILE, after the other sources; a line may also be JSON:
-                              {"url": ...}, {"source": ...} or an S3 inventory's {"bucket": ..., "key": ...}
-
-        Many machines:
-          --shard K/N         take only the sources whose stable hash of their name (as given, or the folder
-                              argument and the path below it) is K modulo N (K from 0): N runs with K = 0..N-1
-                              together make exactly the outputs of one run, and a rerun takes the same files.
-                              --shard index/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)
-
-        Outputs:
-          -o, --output TEMPLATE  output file names (default tn_%s.jpg; _%z is added with several sizes, _p%p with
-                              several pages or frames). A relative template is relative to each source's folder, as
-                              vipsthumbnail's -o is; an absolute one is used as it is. Placeholders:
-                                %s  the source's name without extension     %e  its extension
-                                %z  the size as asked (256x256)             %w %h  its width and height
-                                %p  the page or frame, from 0               %%  a percent sign
-          --out-dir DIR       write under DIR instead, at each file's path relative to the folder it was found in
-          --format FORMAT     the output format, instead of the template's extension
-          --quality N, --lossless, --background COLOR   as for render
-          --force             render again outputs that are up to date (see below)
-
-          Examples:
-            imagepipe thumbnail photos/ -r --size 256 --out-dir thumbs          thumbs/2024/a.jpg for photos/2024/a.jpg
-            imagepipe thumbnail icons/*.svg --size 64,128,256 --tint '#333' --template -o '/tmp/icons/%s@%w.png'
-            imagepipe thumbnail report.pdf --pages all --size 256 -o '%s-%p.png'
-
-        An output is up to date when it exists, is not older than its source, and its stamp (extended attribute
-        user.imagepipe.thumbnail: the source's size and time, the size, page and every option that changes the
-        result) matches: a rerun skips it, so an interrupted batch resumes where it stopped.
-
-        Sizes and pages:
-          --size SIZE[,SIZE...]  N (NxN) or WxH, several separated by commas or given again (default 256)
-          --pages SPEC        all, or pages and ranges counted from 0 (0-2,6), clipped to each document
-          --frames all        every frame of an animation, each its own output (%p numbers them)
-
-        Progress:
-          --jobs N            sources rendered at once (default: the number of processors)
-          --json              one JSON object per output on standard output (source, output, size, width, height,
-                              page, coder, ms since the source began, cache, status, error), then a summary object
-          --progress, --no-progress  the progress line on standard error (default: only on a terminal; otherwise
-                              nothing but failures is printed)
-          --fail-fast         start no new source after the first failure
-          --timeout SECONDS   here per source: the deadline of its download and of each isolated decode (default
-                              60 s and 30 s); a batch is never cut short as a whole (see Isolation options)
-
-        \(DecodeArguments.helpText)
-
-        \(ProcessingArguments.helpText)
-
-        \(HostSetup.cacheHelpText)
-
-        \(IsolationSetup.helpText)
-
-        \(HostSetup.helpText)
         """
 
-    static let ownValued: Set<String> = EncodeArguments.valued.union(ProcessingArguments.valued)
-        .union(["o", "output", "out-dir", "format", "pages", "frames", "jobs", "shard", "manifest"])
-    static let ownFlags: Set<String> = EncodeArguments.flags.union(ProcessingArguments.flags)
-        .union(["force", "recursive", "r", "fail-fast", "json", "progress", "no-progress"])
+    static let sections: [OptionSection] = [
+        OptionSection("Sources:", column: 22, [
+            .text("  FILE                a file of any format a coder decodes"),
+            .text("  FOLDER              the image files in it (by extension; hidden files and this command's own outputs are"),
+            .text("                      skipped)"),
+            .option(Option("r", "recursive", help: "walk the subfolders of each FOLDER too")),
+            .text("  URL                 an http(s) URL (cached on disk like render's)"),
+            .text("  -                   a list of files or URLs on standard input, one per line (find ... | imagepipe thumbnail -)"),
+            .option(Option("manifest", value: "FILE", help: """
+                    the same list read from FILE, after the other sources; a line may also be JSON:
+                    {"url": ...}, {"source": ...} or an S3 inventory's {"bucket": ..., "key": ...}
+                    """)),
+        ]),
+        OptionSection("Many machines:", column: 22, [
+            .option(Option("shard", value: "K/N", help: """
+                    take only the sources whose stable hash of their name (as given, or the folder
+                    argument and the path below it) is K modulo N (K from 0): N runs with K = 0..N-1
+                    together make exactly the outputs of one run, and a rerun takes the same files.
+                    --shard index/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)
+                    """)),
+        ]),
+        OptionSection("Outputs:", column: 22, [
+            .option(Option("o", "output", value: "TEMPLATE", help: """
+                    output file names (default tn_%s.jpg; _%z is added with several sizes, _p%p with
+                    several pages or frames). A relative template is relative to each source's folder, as
+                    vipsthumbnail's -o is; an absolute one is used as it is. Placeholders:
+                      %s  the source's name without extension     %e  its extension
+                      %z  the size as asked (256x256)             %w %h  its width and height
+                      %p  the page or frame, from 0               %%  a percent sign
+                    """)),
+            .option(Option("out-dir", value: "DIR", help: "write under DIR instead, at each file's path relative to the folder it was found in")),
+            .option(Option("format", value: "FORMAT", help: "the output format, instead of the template's extension")),
+            .shared([EncodeArguments.quality, EncodeArguments.lossless, EncodeArguments.background], "as for render"),
+            .option(Option("force", help: "render again outputs that are up to date (see below)")),
+        ]),
+        OptionSection(nil, column: 0, [.text("""
+              Examples:
+                imagepipe thumbnail photos/ -r --size 256 --out-dir thumbs          thumbs/2024/a.jpg for photos/2024/a.jpg
+                imagepipe thumbnail icons/*.svg --size 64,128,256 --tint '#333' --template -o '/tmp/icons/%s@%w.png'
+                imagepipe thumbnail report.pdf --pages all --size 256 -o '%s-%p.png'
+            """)]),
+        OptionSection(nil, column: 0, [.text("""
+            An output is up to date when it exists, is not older than its source, and its stamp (extended attribute
+            user.imagepipe.thumbnail: the source's size and time, the size, page and every option that changes the
+            result) matches: a rerun skips it, so an interrupted batch resumes where it stopped.
+            """)]),
+        OptionSection("Sizes and pages:", column: 22, [
+            .option(Option("size", value: "SIZE[,SIZE...]", help: "N (NxN) or WxH, several separated by commas or given again (default 256)")),
+            .option(Option("pages", value: "SPEC", help: "all, or pages and ranges counted from 0 (0-2,6), clipped to each document")),
+            .option(Option("frames", value: "all", help: "every frame of an animation, each its own output (%p numbers them)")),
+        ]),
+        OptionSection("Progress:", column: 22, [
+            .option(Option("jobs", value: "N", help: "sources rendered at once (default: the number of processors)")),
+            .option(Option("json", help: """
+                    one JSON object per output on standard output (source, output, size, width, height,
+                    page, coder, ms since the source began, cache, status, error), then a summary object
+                    """)),
+            .shared([Option("progress", help: ""), Option("no-progress", help: "")], """
+                    the progress line on standard error (default: only on a terminal; otherwise
+                    nothing but failures is printed)
+                    """),
+            .option(Option("fail-fast", help: "start no new source after the first failure")),
+            .option(Option("timeout", value: "SECONDS", help: """
+                    here per source: the deadline of its download and of each isolated decode (default
+                    60 s and 30 s); a batch is never cut short as a whole (see Isolation options)
+                    """)),
+        ]),
+        DecodeArguments.section,
+        ProcessingArguments.section,
+        HostSetup.cacheSection,
+        IsolationSetup.section,
+        HostSetup.globalSection,
+    ]
+
+    static let help = header + "\n\n" + sections.text
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments,
-                                 valued: HostSetup.valuedOptions.union(DecodeArguments.valued).union(HostSetup.cacheValued)
-                                     .union(IsolationSetup.valued).union(ownValued),
-                                 flags: DecodeArguments.flags.union(HostSetup.flags).union(HostSetup.cacheFlags).union(IsolationSetup.flags).union(ownFlags))
+        let args = try Arguments(arguments, sections: sections)
         guard !args.positionals.isEmpty || args.value("manifest") != nil else {
             throw UsageError("expected at least one source (a file, a folder, a URL, - for a list on standard input, or --manifest FILE)")
         }
