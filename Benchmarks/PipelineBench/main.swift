@@ -23,7 +23,7 @@ enum PipelineBench {
             .write(to: URL(fileURLWithPath: source))
 
         // 1. Memory-cache hit latency through the whole manager (key building + lookup).
-        let memory = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: MemoryCache()))
+        let memory = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: MemoryCache()))
         let request = ImageRequest(url: source, options: DecodeOptions(thumbnailSize: PixelSize(width: 256, height: 256)))
         _ = try await memory.image(for: request)
         let hits = 100_000
@@ -65,14 +65,14 @@ enum PipelineBench {
 
         // 1c. Three sizes of one source asked at once (one shared full decode) vs the same three one after another.
         let sizes = [512, 256, 128].map { PixelSize(width: $0, height: $0) }
-        let shared = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let shared = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
         start = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for size in sizes { group.addTask { _ = try await shared.image(for: ImageRequest(url: source, options: DecodeOptions(thumbnailSize: size))) } }
             try await group.waitForAll()
         }
         let together = now() - start
-        let serial = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let serial = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
         start = now()
         for size in sizes { _ = try await serial.image(for: ImageRequest(url: source, options: DecodeOptions(thumbnailSize: size))) }
         let apart = now() - start
@@ -82,13 +82,13 @@ enum PipelineBench {
         // 2. Disk-cache hit (thumbnail stored as raw pixels) vs a full decode + downscale of the 3-MP PNG.
         let disk = try DiskCache(directory: work + "/disk-cache")
         try await disk.removeAll()
-        let diskManager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: disk, cacheLocalFiles: true))
+        let diskManager = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil, dataCache: disk, cacheLocalFiles: true))
         _ = try await diskManager.image(for: request)
         let rounds = 20
         start = now()
         for _ in 0..<rounds { _ = try await diskManager.image(for: request) }
         let diskTime = now() - start
-        let noCache = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let noCache = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
         start = now()
         for _ in 0..<rounds { _ = try await noCache.image(for: request) }
         let decodeTime = now() - start
@@ -99,7 +99,7 @@ enum PipelineBench {
         guard arguments.count >= 4 else { return }
         let base = arguments[3]
         for concurrency in [1, 6, 24] {
-            let fetcher = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+            let fetcher = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
             start = now()
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in

@@ -31,7 +31,7 @@ enum Imagepipe {
         let width = commands.map { $0.name.count }.max() ?? 0
         let list = commands.map { "  \($0.name.padded(to: width))  \($0.summary)" }
         return """
-            imagepipe \(HostVersion.string) — an image pipeline whose coders, loaders and caches are plugins
+            imagepipe \(ImagepipeVersion.string) — an image pipeline whose coders, loaders and caches are plugins
 
             Usage: imagepipe <command> [options]
 
@@ -66,7 +66,7 @@ enum Imagepipe {
             exit(0)
         }
         if first == "--version" {
-            Output.line("imagepipe \(HostVersion.string) (plugin ABI \(HostVersion.abi))")
+            Output.line("imagepipe \(ImagepipeVersion.string) (plugin ABI \(ImagepipeVersion.abi))")
             exit(0)
         }
         guard let command = (commands + hiddenCommands).first(where: { $0.name == first }) else {

@@ -21,7 +21,7 @@ import TestSupport
         let clone = folder + "/imagepipe"
         let git = try CommandLine.run("/usr/bin/git", ["clone", "-q", TestPaths.repositoryRoot, clone])
         try #require(git.status == 0, "git clone: \(git.stderr)")
-        let tag = try CommandLine.run("/usr/bin/git", ["-C", clone, "tag", HostVersion.string])
+        let tag = try CommandLine.run("/usr/bin/git", ["-C", clone, "tag", ImagepipeVersion.string])
         try #require(tag.status == 0, "git tag: \(tag.stderr)")
         return clone
     }
@@ -41,7 +41,7 @@ import TestSupport
         try build(app, environment: ["IMAGEPIPE_GIT_URL": "file://" + clone])
         // It resolved the dependency by version, from the tag.
         let resolved = try String(contentsOfFile: app + "/Package.resolved", encoding: .utf8)
-        #expect(resolved.contains("\"version\" : \"\(HostVersion.string)\""), "\(resolved)")
+        #expect(resolved.contains("\"version\" : \"\(ImagepipeVersion.string)\""), "\(resolved)")
         return app + "/.build/debug/ThumbnailService"
     }
 
@@ -101,7 +101,7 @@ import TestSupport
         try FileManager.default.copyItem(atPath: clone + "/Templates/SwiftPlugin", toPath: plugin)
         try Self.build(plugin, environment: ["IMAGEPIPE_GIT_URL": "file://" + clone, "IMAGEPIPE_EXPORTS_MAP": exportsMap])
         let resolved = try String(contentsOfFile: plugin + "/Package.resolved", encoding: .utf8)
-        #expect(resolved.contains("\"version\" : \"\(HostVersion.string)\""), "PluginKit by version: \(resolved)")
+        #expect(resolved.contains("\"version\" : \"\(ImagepipeVersion.string)\""), "PluginKit by version: \(resolved)")
         let library = plugin + "/.build/debug/libFarbfeldCoder.so"
         // Linked with the installed version script: the entry is its only exported symbol.
         let symbols = try CommandLine.run("/usr/bin/nm", ["-D", "--defined-only", library])

@@ -5,8 +5,9 @@ import TestSupport
 /// Each command's options are declared once (OptionSection): what `--help` lists is what the parser accepts. Before,
 /// a name set, a help text and a parser were written separately and drifted (serve took an undocumented
 /// --formats; cache prefetch's help was unreachable). This runs every option of every command's help against the
-/// parser: none may be unknown to it, and each takes a value exactly when its help shows one.
-@Suite struct OptionTableTests {
+/// parser: none may be unknown to it, and each takes a value exactly when its help shows one. Serialized: each
+/// case blocks a thread of the 2-thread cooperative pool while it runs some 200 short processes.
+@Suite(.serialized) struct OptionTableTests {
     /// Each command line ends with something that makes the command stop after parsing (a missing or extra
     /// operand), so no option below starts real work.
     static let commands: [(command: [String], stop: [String])] = [

@@ -23,7 +23,7 @@ import TestSupport
 
     private func manager(dataCache: (any DataCaching)? = nil, memory: Bool = false,
                          keyFilter: @escaping @Sendable (String) -> String = { $0 }) -> ImageManager {
-        ImageManager(host: host, configuration: ImagePipelineConfiguration(
+        ImageManager(host: host, configuration: ImageManagerConfiguration(
             memoryCache: memory ? MemoryCache() : nil, dataCache: dataCache, keyFilter: keyFilter))
     }
 
@@ -158,7 +158,7 @@ import TestSupport
     }
 
     @Test func responseValidatorRejectsWrongContentTypes() async throws {
-        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, responseValidator: { response in
+        let manager = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil, responseValidator: { response in
             try LoadHooks.acceptSuccess(response)
             guard response.contentType?.hasPrefix("image/") == true else { throw HTTPStatusError(statusCode: 415) }
         }))
@@ -227,7 +227,7 @@ import TestSupport
         }
         let server = try TestHTTPServer(root: folder)
         let host = try PluginSandbox.host(loading: ["libHTTPLoader.so", "libJPEGCoder.so"])
-        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let manager = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
         let size = PixelSize(width: 160, height: 0)
         var previews: [Image] = []
         var final: Image?

@@ -33,7 +33,7 @@ import TestSupport
     }
 
     private func manager(memory: Bool = false) -> ImageManager {
-        ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: memory ? MemoryCache() : nil))
+        ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: memory ? MemoryCache() : nil))
     }
 
     @Test("two sizes of one URL asked at once: one fetch and one full decode, each size as a decode of its own gives")

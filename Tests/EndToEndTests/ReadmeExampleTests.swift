@@ -9,7 +9,7 @@ import TestSupport
         let folder = try TestPaths.temporaryDirectory()
         let samples = TestPaths.repositoryRoot + "/samples"
         let host = PluginHost(searchPath: PluginSearchPath(directories: [TestPaths.pluginsDirectory]), cachePath: nil)
-        let pipeline = ImageManager(host: host, configuration: ImagePipelineConfiguration(
+        let pipeline = ImageManager(host: host, configuration: ImageManagerConfiguration(
             memoryCache: MemoryCache(), dataCache: try DiskCache(directory: folder + "/cache")))
         let thumbnail = try await pipeline.image(for: samples + "/badge.svg",
                                                  thumbnailPixelSize: PixelSize(width: 256, height: 256), tint: nil)

@@ -145,7 +145,7 @@ import TestSupport
         let pool = try Support.attachPool(to: host, size: 1, timeout: 600)
         let source = try TestPaths.temporaryDirectory() + "/spin.broken"
         try Data(Support.input("loop")).write(to: URL(fileURLWithPath: source))
-        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let manager = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
         let task = Task { try await manager.image(for: source) }
         // Whatever fails below, the spinning request and its worker end with the test (the next test counts mappings).
         defer { task.cancel(); pool.shutdown() }

@@ -51,7 +51,7 @@ import TestSupport
         let png = try host.coders.encode(try Image(width: 4, height: 4, bytes: [UInt8](repeating: 200, count: 64)), format: "png")
         let file = try TestFiles.write(png, to: try TestPaths.temporaryDirectory() + "/a.png")
         let cache = CountingCache()
-        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: cache))
+        let manager = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: cache))
         _ = try await manager.image(for: file)
         _ = try await manager.image(for: file)
         #expect(cache.stores == 1)

@@ -9,7 +9,7 @@
 /// threads: each stage has its own `StageExecutor`.
 public final class ImageManager: Sendable {
     public let host: PluginHost
-    public let configuration: ImagePipelineConfiguration
+    public let configuration: ImageManagerConfiguration
     private let fetches = Coalescer<String, [UInt8]>()
     private let results = Coalescer<String, Image>()
     /// Full-size decodes of raster sources, shared by the sizes asked of one source at once.
@@ -24,7 +24,7 @@ public final class ImageManager: Sendable {
     /// (the per-user and system folders `make install` and the package fill), default caches. Made on first use.
     public static let shared = ImageManager(host: PluginHost())
 
-    public init(host: PluginHost, configuration: ImagePipelineConfiguration = ImagePipelineConfiguration()) {
+    public init(host: PluginHost, configuration: ImageManagerConfiguration = ImageManagerConfiguration()) {
         self.host = host
         self.configuration = configuration
         failed = FailedURLList(lifetime: configuration.failedURLLifetime)

@@ -48,7 +48,7 @@ struct FileKey: Codable, Equatable {
 final class RegistryCache {
     private struct Contents: Codable {
         var format = 3
-        var hostABI = HostVersion.abi
+        var hostABI = ImagepipeVersion.abi
         var folder = ""
         var entries: [String: Entry] = [:]
     }
@@ -87,7 +87,7 @@ final class RegistryCache {
         var loaded = Contents(folder: folder)
         if let file = cacheFile(for: folder), let data = FileManager.default.contents(atPath: file),
            let decoded = try? JSONDecoder().decode(Contents.self, from: data),
-           decoded.format == loaded.format, decoded.hostABI == HostVersion.abi, decoded.folder == folder {
+           decoded.format == loaded.format, decoded.hostABI == ImagepipeVersion.abi, decoded.folder == folder {
             loaded = decoded
         }
         folders[folder] = loaded

@@ -19,7 +19,7 @@ enum TestHost {
             struct_size: UInt32(MemoryLayout<ip_host>.size),
             abi_major: UInt32(IP_ABI_MAJOR), abi_minor: UInt32(IP_ABI_MINOR),
             name: strdup("imagepipe plugin test").map { UnsafePointer($0) },
-            version: strdup(HostVersion.string).map { UnsafePointer($0) },
+            version: strdup(ImagepipeVersion.string).map { UnsafePointer($0) },
             host_data: nil,
             get_extension: { host, _ in
                 TestHost.checkHost(host, "get_extension")

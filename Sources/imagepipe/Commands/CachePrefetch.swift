@@ -26,7 +26,7 @@ enum CachePrefetch {
             .option(Option("cache-dir", value: "DIR", help: "the cache folder (default $XDG_CACHE_HOME/imagepipe/default)")),
         ]),
         DecodeArguments.section,
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header.replacing("{jobs}", with: jobs.defaultValue ?? "") + "\n\n" + sections.text
@@ -38,9 +38,9 @@ enum CachePrefetch {
         let options = try DecodeArguments.options(args, sizeGiven: false)
         let sizes: [PixelSize] = args.all("size").isEmpty ? [] : try ThumbnailCommand.parseSizes(args.all("size"))
         let jobs = try args.int("jobs", range: 1...256)!
-        let host = try HostSetup.host(args)
+        let host = try PipelineSetup.host(args)
         let cache = try DiskCache(directory: args.value("cache-dir"))
-        let manager = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
+        let manager = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil, dataCache: cache))
         let extensions = Set(host.coders.coders.filter { $0.descriptor.capabilities.contains(.decode) }.flatMap(\.descriptor.extensions))
         let feed = SourceFeed(arguments: sources, recursive: args.flag("recursive") || args.flag("r"), imageExtensions: extensions)
         let prefetcher = ImagePrefetcher(manager: manager, destination: sizes.isEmpty ? .dataCache : .memoryCache, maxConcurrent: jobs)

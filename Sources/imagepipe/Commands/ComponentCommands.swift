@@ -15,7 +15,7 @@ enum CodersCommand: Command {
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output (an array of coder descriptors)")),
         ]),
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -23,9 +23,9 @@ enum CodersCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let host = try HostSetup.host(args)
+        let host = try PipelineSetup.host(args)
         let coders = host.coders.coders.map(\.descriptor)
-        HostSetup.warnWhenNothingLoaded(host, command: name)
+        PipelineSetup.warnWhenNothingLoaded(host, command: name)
         if args.flag("json") { try Output.json(coders); return }
         if coders.isEmpty { Output.line("No coders: no plugin providing one loaded (see 'imagepipe plugins')."); return }
         Output.table(["ID", "FORMAT", "EXTENSIONS", "PRIORITY", "CAPABILITIES"], coders.map {
@@ -49,7 +49,7 @@ enum LoadersCommand: Command {
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output")),
         ]),
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -57,9 +57,9 @@ enum LoadersCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let host = try HostSetup.host(args)
+        let host = try PipelineSetup.host(args)
         let loaders = host.loaders.loaders.map(\.descriptor)
-        HostSetup.warnWhenNothingLoaded(host, command: name)
+        PipelineSetup.warnWhenNothingLoaded(host, command: name)
         if args.flag("json") { try Output.json(loaders); return }
         if loaders.isEmpty { Output.line("No loaders: no plugin providing one loaded (see 'imagepipe plugins')."); return }
         Output.table(["ID", "SCHEMES", "PRIORITY", "CAPABILITIES"], loaders.map {
@@ -82,7 +82,7 @@ enum CachesCommand: Command {
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output")),
         ]),
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -90,7 +90,7 @@ enum CachesCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let caches = try HostSetup.host(args).caches.pluginCaches.map(\.descriptor)
+        let caches = try PipelineSetup.host(args).caches.pluginCaches.map(\.descriptor)
         if args.flag("json") { try Output.json(caches); return }
         if caches.isEmpty { Output.line("No cache plugins loaded."); return }
         Output.table(["ID", "PRIORITY", "CAPABILITIES"], caches.map {

@@ -15,9 +15,9 @@ enum InfoCommand: Command {
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output")),
         ]),
-        HostSetup.cacheSection,
+        PipelineSetup.cacheSection,
         IsolationSetup.section,
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -25,10 +25,10 @@ enum InfoCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
-        let host = try HostSetup.host(args)
+        let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])
-        let manager = try HostSetup.manager(args, host: host, remoteSources: HostSetup.isRemote(source))
+        let manager = try PipelineSetup.manager(args, host: host, remoteSources: PipelineSetup.isRemote(source))
         let options = try DecodeArguments.options(args)
         let loadOptions = try LoadArguments.loadOptions(args)
         try RequestDeadline.start(args, command: name, subject: args.positionals[0])

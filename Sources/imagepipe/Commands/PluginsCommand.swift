@@ -16,7 +16,7 @@ enum PluginsCommand: Command {
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output")),
         ]),
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -30,7 +30,7 @@ enum PluginsCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let registry = try HostSetup.host(args).registry
+        let registry = try PipelineSetup.host(args).registry
         if args.flag("json") {
             try Output.json(Listing(
                 searchPath: registry.searchPath.entries.map {

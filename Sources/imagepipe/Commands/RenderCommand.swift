@@ -27,9 +27,9 @@ enum RenderCommand: Command {
             """)]),
         DecodeArguments.section,
         ProcessingArguments.section,
-        HostSetup.cacheSection,
+        PipelineSetup.cacheSection,
         IsolationSetup.section,
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -39,9 +39,9 @@ enum RenderCommand: Command {
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         let format = try outputFormat(args, output: output)
-        let host = try HostSetup.host(args)
+        let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host)
-        try HostSetup.requireEncoder(for: format, in: host)
+        try PipelineSetup.requireEncoder(for: format, in: host)
         // The encoder's plugin opens on another core while the source loads and decodes.
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
@@ -55,7 +55,7 @@ enum RenderCommand: Command {
         } else {
             source = .url(DecodeArguments.source(args.positionals[0]))
         }
-        let manager = try HostSetup.manager(args, host: host, remoteSources: source.url.map(HostSetup.isRemote) ?? false)
+        let manager = try PipelineSetup.manager(args, host: host, remoteSources: source.url.map(PipelineSetup.isRemote) ?? false)
         try RequestDeadline.start(args, command: name, subject: subject)
         let bytes = try await about(subject) {
             try await render(source, format: format, options: options, transformers: transformers, encodeOptions: encodeOptions, args: args,

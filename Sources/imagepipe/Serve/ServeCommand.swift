@@ -101,7 +101,7 @@ enum ServeCommand: Command {
                     """)),
         ]),
         IsolationSetup.section,
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -146,11 +146,11 @@ enum ServeCommand: Command {
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
         let grace = try args.seconds("shutdown-grace")!
 
-        let host = try HostSetup.host(args)
+        let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host, workers: concurrency)
         // Decoded results in memory are a small tier here (the output cache holds what is served again); 64 MiB
         // keeps a burst of different formats of one thumbnail from decoding twice without doubling the footprint.
-        var configuration = ImagePipelineConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)
+        var configuration = ImageManagerConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)
         // Short: a source fixed at its origin is served again within seconds (a local one at once: its key changes).
         configuration.failedURLLifetime = failedLifetime
         if let rooted = settings.sources.rootedFiles { configuration.sourceLoader = rooted }

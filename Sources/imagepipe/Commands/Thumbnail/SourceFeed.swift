@@ -33,7 +33,7 @@ struct BatchSource: Sendable {
         }
     }
 
-    var isLocal: Bool { !HostSetup.isRemote(location) }
+    var isLocal: Bool { !PipelineSetup.isRemote(location) }
 }
 
 /// Hands out a batch's sources one at a time, to any number of lanes, finding them lazily: folders are listed as

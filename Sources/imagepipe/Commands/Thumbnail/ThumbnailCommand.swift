@@ -87,9 +87,9 @@ enum ThumbnailCommand: Command {
         ]),
         DecodeArguments.section,
         ProcessingArguments.section,
-        HostSetup.cacheSection,
+        PipelineSetup.cacheSection,
         IsolationSetup.section,
-        HostSetup.globalSection,
+        PipelineSetup.globalSection,
     ]
 
     static let help = header + "\n\n" + sections.text
@@ -125,12 +125,12 @@ enum ThumbnailCommand: Command {
             return path
         }
 
-        let host = try HostSetup.host(args)
-        try HostSetup.requireEncoder(for: template.format, in: host)
+        let host = try PipelineSetup.host(args)
+        try PipelineSetup.requireEncoder(for: template.format, in: host)
         try IsolationSetup.configure(args, host: host, workers: jobs)
         // A list on standard input may name URLs.
-        let anyRemote = manifest != nil || args.positionals.contains { $0 == "-" || HostSetup.isRemote($0) }
-        let manager = try HostSetup.manager(args, host: host, remoteSources: anyRemote)
+        let anyRemote = manifest != nil || args.positionals.contains { $0 == "-" || PipelineSetup.isRemote($0) }
+        let manager = try PipelineSetup.manager(args, host: host, remoteSources: anyRemote)
         let encodeOptions = try EncodeArguments.options(args)
         let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
         let settings = BatchSettings(

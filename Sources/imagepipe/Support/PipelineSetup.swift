@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Builds the plugin host from the global options every command accepts.
-enum HostSetup {
+enum PipelineSetup {
 
     /// The image manager of `render`, `info` and `thumbnail`: a disk cache when a source may be remote
     /// (`remoteSources`), unless --no-cache.
@@ -13,11 +13,11 @@ enum HostSetup {
     /// HOME does not exist renders local files without --no-cache. For a remote source whose cache folder cannot be
     /// created, the cache turns itself off with one warning line and the request goes on uncached.
     static func manager(_ arguments: Arguments, host: PluginHost, remoteSources: Bool) throws -> ImageManager {
-        let uncached = ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil))
+        let uncached = ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil))
         guard !arguments.flag("no-cache"), remoteSources else { return uncached }
         do {
             let cache = try DiskCache(directory: arguments.value("cache-dir"))
-            return ImageManager(host: host, configuration: ImagePipelineConfiguration(memoryCache: nil, dataCache: cache))
+            return ImageManager(host: host, configuration: ImageManagerConfiguration(memoryCache: nil, dataCache: cache))
         } catch {
             let why = (error as? PipelineError).map { "\($0)" } ?? "\(error)"
             Output.error("imagepipe: warning: disk cache off for this run: \(why) (--cache-dir DIR chooses another folder, --no-cache silences this)")

@@ -1,5 +1,5 @@
 /// How an `ImageManager` loads, caches and validates. Every field has a default.
-public struct ImagePipelineConfiguration: Sendable {
+public struct ImageManagerConfiguration: Sendable {
     /// Decoded results. Default: a `MemoryCache` with its default limits; any `ImageCaching` store can take its
     /// place (as Nuke's `ImageCaching`); nil disables it.
     public var memoryCache: (any ImageCaching)?
@@ -49,3 +49,7 @@ public struct ImagePipelineConfiguration: Sendable {
         self.encodingWidth = encodingWidth
     }
 }
+
+/// The configuration's name before 0.x: it configures an `ImageManager`, so it is named after it.
+@available(*, deprecated, renamed: "ImageManagerConfiguration")
+public typealias ImagePipelineConfiguration = ImageManagerConfiguration
