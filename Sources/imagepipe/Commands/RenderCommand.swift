@@ -25,12 +25,7 @@ enum RenderCommand: Command {
             The output is written to a temporary file beside it and renamed into place: a failed or interrupted render
             never leaves a partial file and never destroys the file that was there.
             """)]),
-        DecodeArguments.section,
-        ProcessingArguments.section,
-        PipelineSetup.cacheSection,
-        IsolationSetup.section,
-        PipelineSetup.globalSection,
-    ]
+    ] + PipelineSetup.renderingSections
 
     static let help = header + "\n\n" + sections.text
 

@@ -122,6 +122,9 @@ enum PipelineSetup {
         return folders
     }
 
+    /// The options of the commands that decode and write images (render, thumbnail), after their own.
+    static let renderingSections = [DecodeArguments.section, ProcessingArguments.section, cacheSection, IsolationSetup.section, globalSection]
+
     /// The options every command takes.
     static let globalSection = OptionSection("Global options:", column: 21, [
         .option(Option("plugin-dir", value: "DIR", help: """

@@ -85,12 +85,7 @@ enum ThumbnailCommand: Command {
                     60 s and 30 s); a batch is never cut short as a whole (see Isolation options)
                     """)),
         ]),
-        DecodeArguments.section,
-        ProcessingArguments.section,
-        PipelineSetup.cacheSection,
-        IsolationSetup.section,
-        PipelineSetup.globalSection,
-    ]
+    ] + PipelineSetup.renderingSections
 
     static let help = header + "\n\n" + sections.text
 
