@@ -22,8 +22,10 @@ extension CodersManager {
             let context = CallContext(limits: options.limits)
             let raw = try data.withUnsafeBytes { try coder.decodeRaw($0, options: shared, context: context) }
             return try sizes.map { size in
-                try SizesFromOneDecode.finish(raw, options: options.sized(size), shared: shared, coder: coder)
-                    ?? decodeInProcess(data: data, coder: coder, options: options.sized(size), cancellation: nil)
+                let sized = options.sized(size)
+                return SizesFromOneDecode.serves(raw, options: sized, shared: shared)
+                    ? try SizesFromOneDecode.finish(raw, options: sized, coder: coder)
+                    : try decodeInProcess(data: data, coder: coder, options: sized, cancellation: nil)
             }
         } isolated: { pool, coder, confirm in
             try data.withUnsafeBytes { bytes in

@@ -34,16 +34,19 @@ enum SizesFromOneDecode {
         }
     }
 
-    /// `options`' size finished from the shared decode `raw` (made with `shared`), or nil when a decode reduced
+    /// Whether the shared decode `raw` (made with `shared`) serves `options`' size. It does not when a decode reduced
     /// for another box is smaller than this size needs in either dimension (a tall box beside a wide one in `fill`
     /// mode): the size then gets a decode of its own rather than an upscale. A full decode, or the decode made for
     /// this very box, always serves.
-    static func finish(_ raw: Image, options: DecodeOptions, shared: DecodeOptions, coder: PluginCoder) throws -> Image? {
-        if let size = options.thumbnailSize, let box = shared.thumbnailSize, box != size {
-            let placement = Placement(sourceWidth: raw.width, sourceHeight: raw.height, request: size,
-                                      mode: options.scaleMode, allowUpscale: options.allowUpscale)
-            if placement.outputWidth > raw.width || placement.outputHeight > raw.height { return nil }
-        }
-        return try DecodePlan.finishing(options: options, capabilities: coder.descriptor.capabilities).apply(raw)
+    static func serves(_ raw: Image, options: DecodeOptions, shared: DecodeOptions) -> Bool {
+        guard let size = options.thumbnailSize, let box = shared.thumbnailSize, box != size else { return true }
+        let placement = Placement(sourceWidth: raw.width, sourceHeight: raw.height, request: size,
+                                  mode: options.scaleMode, allowUpscale: options.allowUpscale)
+        return placement.outputWidth <= raw.width && placement.outputHeight <= raw.height
+    }
+
+    /// `options`' size finished (resampled, tinted) from the shared decode `raw`.
+    static func finish(_ raw: Image, options: DecodeOptions, coder: PluginCoder) throws -> Image {
+        try DecodePlan.finishing(options: options, capabilities: coder.descriptor.capabilities).apply(raw)
     }
 }

@@ -141,13 +141,8 @@ public final class ImageManager: Sendable {
                     }
                 }
             }
-            return try await processing.run(priority: priority) {
-                // A full decode serves every size, so `finish` always gives an image here.
-                guard let image = try SizesFromOneDecode.finish(raw, options: options, shared: shared, coder: coder) else {
-                    throw PipelineError.invalidArgument("a shared full decode could not serve \(String(describing: options.thumbnailSize))")
-                }
-                return image
-            }
+            // A full decode serves every size.
+            return try await processing.run(priority: priority) { try SizesFromOneDecode.finish(raw, options: options, coder: coder) }
         }
         counters.update { $0.decodes += 1 }
         return try await cancellable(limits: options.limits) { context in
@@ -198,10 +193,6 @@ public final class ImageManager: Sendable {
         }
     }
 
-    /// The original bytes, and whether they came from the data cache.
-    ///
-    /// Fetched bytes are stored only when a coder recognises them: an HTML error page served with status 200 as
-    /// `image/png` would otherwise be served from the cache, without a request, until the cache is cleared.
     /// The original bytes of `request` handed to `body` with their route: the one sniff of those bytes, whatever
     /// `body` reads from them. Fetched bytes are kept in the data cache once `body` succeeds, or fails for a reason
     /// that is not about the bytes (a limit, a cancellation); cached bytes that turn out bad are evicted, so one bad
@@ -225,6 +216,10 @@ public final class ImageManager: Sendable {
         return result
     }
 
+    /// The original bytes, and whether they came from the data cache.
+    ///
+    /// Fetched bytes are stored only when a coder recognises them: an HTML error page served with status 200 as
+    /// `image/png` would otherwise be served from the cache, without a request, until the cache is cleared.
     /// `storeFetched` false: the caller decodes the bytes and stores them itself once they decoded (or failed for a
     /// reason that is not about the bytes), which saves the separate sniff that storing here needs.
     private func originalDataAndSource(_ request: ImageRequest, key: ImageCacheKey, report: @escaping @Sendable (FetchEvent) -> Void,
@@ -257,7 +252,11 @@ public final class ImageManager: Sendable {
                     approveRedirect: redirectPolicy))
             }
             failed.remove(key.dataKey)
-            if storeFetched, host.coders.coder(forData: bytes) != nil { await storeOriginal(bytes, of: request, key: key) }
+            // The cheap conditions first: the sniff (which loads an isolated coder into this process) only when
+            // the bytes would really be stored.
+            if storeFetched, request.fetchPolicy.writesCache, usesDataCache, host.coders.coder(forData: bytes) != nil {
+                try? await configuration.dataCache?.store(bytes, for: key.dataKey)
+            }
             return (bytes, false)
         } catch let error as PipelineError {
             failed.record(error, for: key.dataKey)
