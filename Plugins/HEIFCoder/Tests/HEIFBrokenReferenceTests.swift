@@ -54,4 +54,27 @@ import Testing
         let status = failureStatus { _ = try HEIFTest.decode(broken) }
         #expect(status == .invalidData, "\(String(describing: status))")
     }
+
+    /// One camera's files name a thumbnail in `pitm` (a grid that is the `thmb` of the only real image): libheif
+    /// reads them but refuses to open that item, while heif-convert decodes the image the thumbnail belongs to.
+    /// heif-enc's own thumbnail is such a grid item, so pointing `pitm` at it rebuilds the case.
+    @Test func aPitmThatNamesAThumbnailDecodesTheImageTheThumbnailBelongsTo() throws {
+        guard let (good, _) = try Self.files() else { return }
+        var odd = good
+        let thmb = try #require(good.firstRange(of: Array("thmb".utf8)), "heif-enc wrote no thmb reference")
+        let thumbnailID = Int(good[thmb.upperBound]) << 8 | Int(good[thmb.upperBound + 1])
+        let ownerID = Int(good[thmb.upperBound + 4]) << 8 | Int(good[thmb.upperBound + 5])
+        let pitm = try #require(good.firstRange(of: Array("pitm".utf8)))
+        odd[pitm.upperBound + 4] = UInt8(thumbnailID >> 8)
+        odd[pitm.upperBound + 5] = UInt8(thumbnailID & 0xFF)
+        let expected = try HEIFTest.decode(good)
+        let image = try HEIFTest.decode(odd)
+        #expect((image.width, image.height) == (256, 192), "the real image, not the 64x48 thumbnail")
+        #expect(image.bytes == expected.bytes)
+        let info = try HEIFTest.probe(odd)
+        #expect((info.width, info.height) == (256, 192))
+        #expect(info.details.contains("pitm names item #\(thumbnailID)"), "\(info.details)")
+        #expect(info.details.contains("a thumbnail of #\(ownerID)"), "\(info.details)")
+        #expect(!(try HEIFTest.probe(good)).details.contains("pitm names"))
+    }
 }

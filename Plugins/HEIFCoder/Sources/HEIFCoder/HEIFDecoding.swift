@@ -36,6 +36,7 @@ enum HEIFDecoding {
         if image.exifCount > 0 { details.append("Exif") }
         if image.xmpCount > 0 { details.append("XMP") }
         if image.hasDepth { details.append("depth image") }
+        if let note = file.primaryNote { details.append(note) }
         if !file.disabledReferences.isEmpty {
             details.append("ignored references to missing items: " + file.disabledReferences.joined(separator: ", "))
         }

@@ -73,15 +73,45 @@ final class HEIFFile {
     }
 
     /// Top-level image IDs in page order: the primary image first, then the others in file order.
+    ///
+    /// When `pitm` names an item that is not a top-level image (a thumbnail, as one camera's files do: `pitm` → a
+    /// grid that is the `thmb` of the real image), libheif 1.15 reads the file but refuses to open that item. The
+    /// primary image is then the top-level image the named item is a thumbnail of, else the first top-level
+    /// image, as heif-convert (which walks the top-level images) and libheif's later primary-image fallback
+    /// choose; `primaryNote` says so for `info`.
     func pageIDs() throws -> [heif_item_id] {
         let count = Int(heif_context_get_number_of_top_level_images(context))
         guard count > 0 else { throw PluginFailure.invalidData("the HEIF file has no top-level image") }
         var ids = [heif_item_id](repeating: 0, count: count)
         let filled = Int(heif_context_get_list_of_top_level_image_IDs(context, &ids, Int32(count)))
         ids.removeSubrange(max(0, min(filled, count))...)
-        var primary: heif_item_id = 0
-        try HEIFFailure.check(heif_context_get_primary_image_ID(context, &primary), "finding the primary image", data: data)
+        guard !ids.isEmpty else { throw PluginFailure.invalidData("the HEIF file has no top-level image") }
+        var named: heif_item_id = 0
+        try HEIFFailure.check(heif_context_get_primary_image_ID(context, &named), "finding the primary image", data: data)
+        let primary = ids.contains(named) ? named : substitutePrimary(for: named, among: ids)
         return [primary] + ids.filter { $0 != primary }
+    }
+
+    /// Set by `pageIDs` when `pitm` named an item that is not a top-level image: what was named and what is used.
+    private(set) var primaryNote: String?
+
+    private func substitutePrimary(for named: heif_item_id, among ids: [heif_item_id]) -> heif_item_id {
+        let owner = ids.first { id in
+            var raw: OpaquePointer?
+            guard heif_context_get_image_handle(context, id, &raw).code == heif_error_Ok, let raw else { return false }
+            defer { heif_image_handle_release(raw) }
+            let count = Int(heif_image_handle_get_number_of_thumbnails(raw))
+            guard count > 0 else { return false }
+            var thumbs = [heif_item_id](repeating: 0, count: count)
+            let filled = Int(heif_image_handle_get_list_of_thumbnail_IDs(raw, &thumbs, Int32(count)))
+            return thumbs.prefix(max(0, min(filled, count))).contains(named)
+        }
+        let chosen = owner ?? ids[0]
+        let kind = itemTypes[named].map { " (\($0))" } ?? ""
+        let role = owner != nil ? "is a thumbnail of #\(chosen), which is used as the primary image"
+            : "is not a top-level image; the first top-level image #\(chosen) is used as the primary image"
+        primaryNote = "pitm names item #\(named)\(kind), which \(role)"
+        return chosen
     }
 
     /// The image for page `index` (see `pageIDs`); NOT_FOUND past the last, UNSUPPORTED for a codec libheif lacks.
