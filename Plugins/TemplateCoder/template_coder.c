@@ -383,6 +383,7 @@ static const ip_coder_descriptor template_descriptor = {
     template_pattern_list,
     QOI_HEADER_SIZE, /* sniff_bytes: how many leading bytes the host should gather before choosing */
     NULL,            /* decode_extensions: none (no tint, no password; the host tints what QOI decodes) */
+    NULL,            /* transcodes (ABI 1.1): none; JPEG XL's coder lists "jpeg>jxl" for lossless recompression */
 };
 
 /* The coder vtable. A slot left out is NULL, "not implemented"; the capabilities above must agree. Designated

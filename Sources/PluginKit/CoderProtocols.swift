@@ -41,3 +41,10 @@ public protocol PluginEncoding {
                        options: UnsafePointer<ip_encode_options>?, call: OpaquePointer?,
                        sink: UnsafePointer<ip_byte_sink>?) throws
 }
+
+/// `transcode` (ABI 1.1): one file converted to another format without pixels, for the pairs the descriptor lists
+/// in `transcodes`. Throw `PluginFailure.unsupported` when this file cannot be converted that way (the host then
+/// decodes and encodes instead); write the output through `sink` (`EncodeOutput`).
+public protocol PluginTranscoding {
+    static func transcode(_ request: UnsafePointer<ip_transcode_request>, sink: UnsafePointer<ip_byte_sink>) throws
+}

@@ -13,6 +13,7 @@ enum CoderSlots {
         let frames: (any FrameIterating.Type)?
         let incremental: (any IncrementalDecoding.Type)?
         let encoder: (any PluginEncoding.Type)?
+        let transcoder: (any PluginTranscoding.Type)?
     }
 
     static let registry = ComponentRegistry<Implementation>(kind: "coder")
@@ -75,6 +76,17 @@ enum CoderSlots {
         withStatus(message) {
             guard let encoder = try implementation(coder).encoder else { throw PluginFailure.unsupported("no encoder") }
             try encoder.encode(frames: frames, count: count, options: options, call: call, sink: sink)
+        }
+    }
+
+    static let transcode: @convention(c) (UnsafePointer<ip_coder>?, UnsafePointer<ip_transcode_request>?,
+                                          UnsafePointer<ip_byte_sink>?, ip_message) -> ip_status = { coder, request, sink, message in
+        withStatus(message) {
+            guard let transcoder = try implementation(coder).transcoder else { throw PluginFailure.unsupported("no transcoder") }
+            guard let request, let sink, request.pointee.data != nil || request.pointee.size == 0 else {
+                throw PluginFailure.internalError("NULL transcode request, data or sink")
+            }
+            try transcoder.transcode(request, sink: sink)
         }
     }
 

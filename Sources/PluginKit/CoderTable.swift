@@ -22,7 +22,7 @@ extension StaticTable where Table == Void {
 public enum CoderTable {
     /// The capabilities that say which slots are filled; the kit sets them from the implementations given.
     static let slotCapabilities = UInt64(IP_CODER_CAN_DECODE) | UInt64(IP_CODER_CAN_ENCODE) | UInt64(IP_CODER_ANIMATED)
-        | UInt64(IP_CODER_INCREMENTAL)
+        | UInt64(IP_CODER_INCREMENTAL) | UInt64(IP_CODER_TRANSCODES)
 
     public static func make(
         descriptor: StaticTable<ip_coder_descriptor>,
@@ -30,13 +30,15 @@ public enum CoderTable {
         decoder: (any PluginDecoding.Type)? = nil,
         frames: (any FrameIterating.Type)? = nil,
         incremental: (any IncrementalDecoding.Type)? = nil,
-        encoder: (any PluginEncoding.Type)? = nil
+        encoder: (any PluginEncoding.Type)? = nil,
+        transcoder: (any PluginTranscoding.Type)? = nil
     ) -> StaticTable<ip_coder> {
         var derived: UInt64 = 0
         if decoder != nil { derived |= UInt64(IP_CODER_CAN_DECODE) }
         if encoder != nil { derived |= UInt64(IP_CODER_CAN_ENCODE) }
         if frames != nil { derived |= UInt64(IP_CODER_ANIMATED) }
         if incremental != nil { derived |= UInt64(IP_CODER_INCREMENTAL) }
+        if transcoder != nil { derived |= UInt64(IP_CODER_TRANSCODES) }
         var routing = descriptor.pointer.pointee
         routing.capabilities = (routing.capabilities & ~slotCapabilities) | derived
         var table = ip_coder()
@@ -52,9 +54,11 @@ public enum CoderTable {
         table.incremental_update = incremental == nil ? nil : CoderSlots.incrementalUpdate
         table.incremental_close = incremental == nil ? nil : CoderSlots.incrementalClose
         table.encode2 = encoder == nil ? nil : CoderSlots.encode
+        table.transcode = transcoder == nil ? nil : CoderSlots.transcode
         let pointer = StaticStorage.value(table)
         CoderSlots.registry.register(CoderSlots.Implementation(
-            sniffer: sniffer, decoder: decoder, frames: frames, incremental: incremental, encoder: encoder),
+            sniffer: sniffer, decoder: decoder, frames: frames, incremental: incremental, encoder: encoder,
+            transcoder: transcoder),
             for: UnsafeRawPointer(pointer))
         return StaticTable(pointer)
     }

@@ -28,13 +28,14 @@ public struct MagicPattern: Sendable {
 }
 
 /// Builders for the static descriptor tables of the ABI. A coder's capabilities that say which slots are filled
-/// (CAN_DECODE, CAN_ENCODE, ANIMATED, INCREMENTAL) are set by `CoderTable.make` from its implementations; the
-/// rest (VECTOR, SCALES, THREAD_SAFE, ...) are given here.
+/// (CAN_DECODE, CAN_ENCODE, ANIMATED, INCREMENTAL, TRANSCODES) are set by `CoderTable.make` from its implementations; the
+/// rest (VECTOR, SCALES, THREAD_SAFE, ...) are given here. `transcodes` lists the "from>to" pairs a
+/// `PluginTranscoding` implementation converts (coder.h).
 public enum Descriptors {
     public static func coder(
         id: String, name: String, version: String, format: String,
         mimeTypes: [String], extensions: [String], capabilities: UInt64, priority: Int32 = 100,
-        patterns: [MagicPattern], sniffBytes: Int = 0, decodeExtensions: [String] = []
+        patterns: [MagicPattern], sniffBytes: Int = 0, decodeExtensions: [String] = [], transcodes: [String] = []
     ) -> StaticTable<ip_coder_descriptor> {
         let cPatterns = patterns.map { pattern in
             StaticStorage.value(ip_magic_pattern(
@@ -53,7 +54,8 @@ public enum Descriptors {
             capabilities: capabilities, priority: priority,
             pattern_count: UInt32(cPatterns.count), patterns: StaticStorage.array(cPatterns.map { Optional($0) }),
             sniff_bytes: UInt32(sniffBytes),
-            decode_extensions: decodeExtensions.isEmpty ? nil : StaticStorage.cStringList(decodeExtensions))
+            decode_extensions: decodeExtensions.isEmpty ? nil : StaticStorage.cStringList(decodeExtensions),
+            transcodes: transcodes.isEmpty ? nil : StaticStorage.cStringList(transcodes))
         return StaticTable(StaticStorage.value(descriptor))
     }
 

@@ -49,6 +49,11 @@ public struct CoderEntryPoints: @unchecked Sendable {
         if let slot = table.encode2 { return { [pointer] in slot(pointer, $0, $1, $2, $3, $4, $5) } }
         return table.encode.map { slot in { slot($0, $1, $2, $3, $4, $5) } }
     }
+
+    /// ABI 1.1 only (no 1.0 slot of that name).
+    public var transcode: ((UnsafePointer<ip_transcode_request>?, UnsafePointer<ip_byte_sink>?, ip_message) -> ip_status)? {
+        table.transcode.map { slot in { [pointer] in slot(pointer, $0, $1, $2) } }
+    }
 }
 
 /// A loader's slots: with ABI 1.1's `open`, loads start in an instance (`OpenedLoader`); without, through start.

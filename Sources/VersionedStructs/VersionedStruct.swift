@@ -32,6 +32,8 @@ public enum VersionedStruct {
         ObjectIdentifier(ip_cache.self): 72, ObjectIdentifier(ip_cache_descriptor.self): 48,
         ObjectIdentifier(ip_cache_stats.self): 40, ObjectIdentifier(ip_place_request.self): 40,
         ObjectIdentifier(ip_placement.self): 48,
+        // Born in 1.1: the floor is the size it was born with.
+        ObjectIdentifier(ip_transcode_request.self): 56,
     ]
 
     /// The 1.0 size of `type`, by name for the tests that compare it with the frozen headers.

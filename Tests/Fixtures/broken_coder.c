@@ -33,9 +33,10 @@ static const char *const extensions[] = {"broken", NULL};
 static const ip_magic_pattern pattern = {sizeof(ip_magic_pattern), 0, 7, (const uint8_t *)"BROKEN:", NULL, 100, 0, 0};
 static const ip_magic_pattern *const patterns[] = {&pattern};
 static const ip_coder_descriptor descriptor = {
-    sizeof(ip_coder_descriptor), "org.imagepipe.test.broken.coder/1", "Broken coder", "1.0.0", "broken",
-    mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | IP_CODER_RECOMMENDS_ISOLATION, 100,
-    1, patterns, 16, NULL,
+    .struct_size = sizeof(ip_coder_descriptor), .id = "org.imagepipe.test.broken.coder/1", .name = "Broken coder",
+    .version = "1.0.0", .format = "broken", .mime_types = mime_types, .extensions = extensions,
+    .capabilities = IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | IP_CODER_RECOMMENDS_ISOLATION, .priority = 100,
+    .pattern_count = 1, .patterns = patterns, .sniff_bytes = 16,
 };
 
 static int is_mode(const ip_decode_request *request, const char *mode) {

@@ -48,8 +48,9 @@ static const char *const extensions[] = {"brkn", NULL};
 static const ip_magic_pattern pattern = {sizeof(ip_magic_pattern), 0, 4, (const uint8_t *)"BRKN", NULL, 100, 0, 0};
 static const ip_magic_pattern *const patterns[] = {&pattern};
 static const ip_coder_descriptor descriptor = {
-    sizeof(ip_coder_descriptor), BROKEN_ID ".coder/1", "Broken fixture coder", "1.0.0", "brkn",
-    mime_types, extensions, CAPABILITIES, 100, 1, patterns, 6, NULL,
+    .struct_size = sizeof(ip_coder_descriptor), .id = BROKEN_ID ".coder/1", .name = "Broken fixture coder",
+    .version = "1.0.0", .format = "brkn", .mime_types = mime_types, .extensions = extensions,
+    .capabilities = CAPABILITIES, .priority = 100, .pattern_count = 1, .patterns = patterns, .sniff_bytes = 6,
 };
 
 /* Reads the header; OK with the size, or an error status with a message. */

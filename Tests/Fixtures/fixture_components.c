@@ -33,8 +33,10 @@ static const char *const no_strings[] = {NULL};
                                                 100, 0, 0};                                                          \
     static const ip_magic_pattern *const patterns##n[] = {&pattern##n};                                              \
     static const ip_coder_descriptor descriptor##n = {                                                               \
-        sizeof(ip_coder_descriptor), "org.imagepipe.test.components.coder" #n "/1", "Component coder " #n, "1.0.0", \
-        "cmp" #n, no_strings, no_strings, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE, 100, 1, patterns##n, 4, NULL};
+        .struct_size = sizeof(ip_coder_descriptor), .id = "org.imagepipe.test.components.coder" #n "/1",            \
+        .name = "Component coder " #n, .version = "1.0.0", .format = "cmp" #n, .mime_types = no_strings,            \
+        .extensions = no_strings, .capabilities = IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE, .priority = 100,      \
+        .pattern_count = 1, .patterns = patterns##n, .sniff_bytes = 4};
 
 FIXTURE_CODER(0)
 FIXTURE_CODER(1)

@@ -52,9 +52,11 @@ static const ip_magic_pattern pattern = {
 };
 static const ip_magic_pattern *const patterns[] = {&pattern};
 static const ip_coder_descriptor descriptor = {
-    sizeof(ip_coder_descriptor), FIXTURE_CODER_ID, "Fixture coder", "1.0.0", FIXTURE_FORMAT,
-    mime_types, extensions, IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | FIXTURE_EXTRA_CAPS_EARLY, FIXTURE_PRIORITY,
-    1, patterns, 16, NULL,
+    /* Designated: this file is also built against the frozen 1.0 headers (CompatibilityKitTests). */
+    .struct_size = sizeof(ip_coder_descriptor), .id = FIXTURE_CODER_ID, .name = "Fixture coder", .version = "1.0.0",
+    .format = FIXTURE_FORMAT, .mime_types = mime_types, .extensions = extensions,
+    .capabilities = IP_CODER_CAN_DECODE | IP_CODER_THREAD_SAFE | FIXTURE_EXTRA_CAPS_EARLY, .priority = FIXTURE_PRIORITY,
+    .pattern_count = 1, .patterns = patterns, .sniff_bytes = 16,
 };
 
 static ip_status sniff(const uint8_t *data, size_t size) {

@@ -18,13 +18,15 @@ public struct CoderCapabilities: OptionSet, Sendable, Hashable, Codable {
     public static let tints = CoderCapabilities(rawValue: 1 << 63)
     public static let scales = CoderCapabilities(rawValue: UInt64(IP_CODER_SCALES))
     public static let recommendsIsolation = CoderCapabilities(rawValue: UInt64(IP_CODER_RECOMMENDS_ISOLATION))
+    /// ABI 1.1: converts whole files to another format without pixels (`CoderDescriptor.transcodes`).
+    public static let transcodes = CoderCapabilities(rawValue: UInt64(IP_CODER_TRANSCODES))
 
     /// Names for listings, in a stable order.
     public static let names: [(CoderCapabilities, String)] = [
         (.decode, "decode"), (.encode, "encode"), (.animated, "animated"), (.incremental, "incremental"),
         (.vector, "vector"), (.multipage, "multipage"), (.fastThumbnail, "fast-thumbnail"),
         (.threadSafe, "thread-safe"), (.tints, "tints"), (.scales, "scales"),
-        (.recommendsIsolation, "recommends-isolation"),
+        (.recommendsIsolation, "recommends-isolation"), (.transcodes, "transcodes"),
     ]
 
     public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
@@ -73,6 +75,8 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
     public let sniffBytes: Int
     /// IDs of the decode extensions the coder honours (decode_extensions.h).
     public let decodeExtensions: [String]
+    /// The format pairs its transcode slot converts without pixels (ABI 1.1), e.g. jpeg → jxl.
+    public let transcodes: [FormatPair]
     /// The plugin that provides it.
     public let pluginID: String
 
@@ -85,6 +89,13 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
         mimeTypes = try ABIReading.stringList(raw.mime_types, named: "mime_types")
         extensions = try ABIReading.stringList(raw.extensions, named: "extensions").map { $0.lowercased() }
         decodeExtensions = raw.decode_extensions == nil ? [] : try ABIReading.stringList(raw.decode_extensions, named: "decode_extensions")
+        let coderID = id
+        transcodes = raw.transcodes == nil ? [] : try ABIReading.stringList(raw.transcodes, named: "transcodes").map { pair in
+            guard let pair = FormatPair(pair) else {
+                throw ABIReading.Failure("coder \(coderID): transcodes entry '\(pair)' is not 'from>to' (two lower-case format names)")
+            }
+            return pair
+        }
         var capabilities = CoderCapabilities(rawValue: raw.capabilities & ~CoderCapabilities.tints.rawValue)
         if decodeExtensions.contains(IP_DECODE_EXTENSION_TINT) { capabilities.insert(.tints) }
         self.capabilities = capabilities
@@ -111,4 +122,28 @@ public struct CoderDescriptor: Sendable, Hashable, Codable {
         self.patterns = patterns
         self.pluginID = pluginID
     }
+}
+
+/// A conversion from one format to another, as a transcoding coder lists it ("jpeg>jxl").
+public struct FormatPair: Sendable, Hashable, Codable, CustomStringConvertible {
+    public let source: String
+    public let target: String
+
+    public init(source: String, target: String) {
+        self.source = source
+        self.target = target
+    }
+
+    /// Parses "from>to": two non-empty lower-case names of at most 31 characters, different from each other.
+    init?(_ text: String) {
+        let parts = text.split(separator: ">", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] != parts[1] else { return nil }
+        let valid = parts.allSatisfy { part in
+            (1...31).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+        }
+        guard valid else { return nil }
+        self.init(source: String(parts[0]), target: String(parts[1]))
+    }
+
+    public var description: String { "\(source)>\(target)" }
 }

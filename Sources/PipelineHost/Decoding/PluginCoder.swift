@@ -45,6 +45,10 @@ public final class PluginCoder: Sendable {
             try require(table.incrementalOpen != nil && table.table.incremental_update != nil && table.table.incremental_close != nil,
                         "incremental decoding")
         }
+        if caps.contains(.transcodes) {
+            try require(table.transcode != nil, "transcoding")
+            if d.transcodes.isEmpty { throw ABIReading.Failure("coder \(d.id) claims transcoding but lists no transcodes pairs") }
+        }
         if d.patterns.contains(where: \.confirmWithSniff) { try require(table.sniff != nil, "confirm-by-sniff patterns") }
     }
 

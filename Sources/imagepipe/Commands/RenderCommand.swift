@@ -19,11 +19,14 @@ enum RenderCommand: Command {
             .option(EncodeArguments.quality),
             .option(EncodeArguments.lossless),
             .option(EncodeArguments.background),
+            .option(Option("lossless-jpeg", help: "store a JPEG source without loss (JPEG XL keeps its DCT coefficients and gives the original file back); an error when the output format or the file cannot")),
             .option(Option("force", help: "replace a read-only output, or the file a symbolic link at -o points to")),
         ]),
         OptionSection(nil, column: 0, [.text("""
             The output is written to a temporary file beside it and renamed into place: a failed or interrupted render
             never leaves a partial file and never destroys the file that was there.
+            A JPEG XL file that holds JPEG reconstruction data, rendered to JPEG with no processing and no --quality,
+            gives back the original JPEG, bit for bit.
             """)]),
     ] + PipelineSetup.renderingSections
 
@@ -83,6 +86,11 @@ enum RenderCommand: Command {
     private static func render(_ source: RenderSource, format: String, options: DecodeOptions, transformers: [any ImageTransforming],
                                encodeOptions: EncodeOptions, args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
         let loadOptions = try LoadArguments.loadOptions(args)
+        if let converted = try await transcoded(source, format: format, options: options, transformers: transformers,
+                                                encodeOptions: encodeOptions, args: args, host: host, manager: manager,
+                                                loadOptions: loadOptions) {
+            return converted
+        }
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame. One load and
@@ -106,5 +114,36 @@ enum RenderCommand: Command {
             bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
         }
         return bytes
+    }
+
+    /// The source converted to `format` without pixels (`CodersManager.transcode`), when that can apply: with
+    /// --lossless-jpeg (an error when impossible), or on its own when nothing asks for other pixels than the
+    /// source's (no processing, no --quality, --lossless or --background) and some coder converts to `format`.
+    /// nil: take the pixel path. A declined file is then loaded again by the manager, which keeps every rule of
+    /// that path (a local file is read twice; a remote one comes from the data cache the first load filled).
+    private static func transcoded(_ source: RenderSource, format: String, options: DecodeOptions, transformers: [any ImageTransforming],
+                                   encodeOptions: EncodeOptions, args: Arguments, host: PluginHost, manager: ImageManager,
+                                   loadOptions: LoadOptions) async throws -> [UInt8]? {
+        let asked = args.flag("lossless-jpeg")
+        let keepsPixels = options.resultKeyTerms.isEmpty && transformers.isEmpty
+        let encoderTuned = ["quality", "lossless", "background"].filter { args.given($0) }
+        if asked {
+            guard keepsPixels else {
+                throw UsageError("--lossless-jpeg keeps the JPEG's own data: it cannot be combined with resizing, cropping, tinting, colour, page or frame options")
+            }
+            if let option = encoderTuned.first { throw UsageError("--lossless-jpeg stores the JPEG's own data: --\(option) does not apply") }
+        } else {
+            guard keepsPixels, encoderTuned.isEmpty, host.coders.offersTranscoding(to: format) else { return nil }
+        }
+        let data = switch source {
+        case .bytes(let data): data
+        case .url(let url): try await manager.originalData(for: ImageRequest(url: url, options: options, loadOptions: loadOptions)).bytes
+        }
+        switch try host.coders.transcode(data: data, to: format, options: encodeOptions, limits: options.limits) {
+        case .converted(let bytes): return bytes
+        case .declined(let reason):
+            if asked { throw PipelineError.encodingFailed(coder: "host", status: .unsupported, message: "--lossless-jpeg: \(reason)") }
+            return nil
+        }
     }
 }

@@ -7,6 +7,7 @@ import PluginKit
 /// `IP_CODER_THREAD_SAFE`: every call makes its own libjxl decoder or encoder and its own thread runner; libjxl
 /// keeps no shared mutable state. No `IP_CODER_SCALES`: the host resamples the full-size decode (libjxl 0.7 has no
 /// downscaled decode of a whole image; a progressive pass is a lower-quality preview, not a resize).
+/// `transcodes`: lossless JPEG recompression both ways (`JXLTranscoding`).
 let jxlDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.jxl/1", name: "JPEG XL (libjxl)", version: "1.0.0", format: "jxl",
     mimeTypes: ["image/jxl"], extensions: ["jxl"],
@@ -14,12 +15,14 @@ let jxlDescriptor = Descriptors.coder(
     patterns: [
         MagicPattern(bytes: [0xFF, 0x0A], relevance: 90),
         MagicPattern(bytes: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A], relevance: 100),
-    ])
+    ],
+    transcodes: [JXLTranscoding.fromJPEG, JXLTranscoding.toJPEG])
 
 /// The coder's table, built by the kit from the implementations.
 let jxlCoder = CoderTable.make(descriptor: jxlDescriptor, decoder: JXLDecoding.self, frames: JXLFrameIterator.self,
-                               encoder: JXLEncoding.self)
+                               encoder: JXLEncoding.self, transcoder: JXLTranscoding.self)
 
 extension JXLDecoding: PluginDecoding {}
 extension JXLFrameIterator: FrameIterating {}
 extension JXLEncoding: PluginEncoding {}
+extension JXLTranscoding: PluginTranscoding {}

@@ -105,7 +105,7 @@ enum JXLEncoding {
     }
 
     /// Moves the encoder's output to the host's sink in 64 KiB pieces.
-    private static func drain(_ encoder: OpaquePointer, sink: UnsafePointer<ip_byte_sink>, call: OpaquePointer?) throws {
+    static func drain(_ encoder: OpaquePointer, sink: UnsafePointer<ip_byte_sink>, call: OpaquePointer?) throws {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             try Host.checkCancellation(call)

@@ -38,6 +38,9 @@ IP_EXTERN_C_BEGIN
 #define IP_CODER_SCALES (1ull << 9)
 /* The coder's library is known to crash or hang on hostile input: the host should isolate it when it can. */
 #define IP_CODER_RECOMMENDS_ISOLATION (1ull << 10)
+/* ABI 1.1: converts whole files between formats without going through pixels (ip_coder.transcode, for the pairs
+ * listed in ip_coder_descriptor.transcodes). */
+#define IP_CODER_TRANSCODES (1ull << 11)
 
 /* Magic pattern flags. */
 /* A match is only a candidate: the host confirms it with the coder's sniff() before choosing it. */
@@ -82,6 +85,12 @@ typedef struct ip_coder_descriptor {
     uint32_t sniff_bytes;
     /* NULL-terminated IDs of the decode extensions this coder honours (decode_extensions.h), or NULL for none. */
     const char *const *decode_extensions;
+    /* ---- ABI 1.1 ----
+     * NULL-terminated "from>to" pairs of format names (lower case, as `format`) that the transcode slot converts
+     * between without pixels, or NULL for none; required (non-empty) with IP_CODER_TRANSCODES. "jpeg>jxl": a JPEG
+     * stored losslessly as JPEG XL (its DCT coefficients kept); "jxl>jpeg": the original JPEG given back from a JPEG
+     * XL file's reconstruction data. Either side's coder may list a pair. */
+    const char *const *transcodes;
 } ip_coder_descriptor;
 
 /* A decode request. Everything is borrowed for the duration of the call (for frames_open: until frames_close). */
@@ -92,6 +101,21 @@ typedef struct ip_decode_request {
     const ip_decode_options *options;
     const ip_call *call;
 } ip_decode_request;
+
+/* ABI 1.1: "the source's own bytes in another container" — one file converted to another format without decoding
+ * it to pixels, so nothing of it is lost (see ip_coder.transcode). Everything is borrowed for the call. */
+typedef struct ip_transcode_request {
+    uint32_t struct_size;
+    /* The whole source file. */
+    const uint8_t *data;
+    size_t size;
+    /* The pair being asked for: one of the descriptor's `transcodes`, split at '>'. */
+    const char *source_format;
+    const char *target_format;
+    /* Speed and quality hints for an encoding side (quality is meaningless for a lossless transcode). */
+    const ip_encode_options *options;
+    const ip_call *call;
+} ip_transcode_request;
 
 /* Opaque per-plugin session types. */
 typedef struct ip_frame_iterator ip_frame_iterator;
@@ -167,6 +191,15 @@ typedef struct ip_coder {
     ip_status (*encode2)(const struct ip_coder *coder, const ip_image *const *frames, uint32_t frame_count,
                          const ip_encode_options *options, const ip_call *call, const ip_byte_sink *sink,
                          ip_message message);
+    /* ---- ABI 1.1: transcoding ----
+     * Writes request->data, converted from source_format to target_format without pixels, into sink. Returns OK;
+     * UNSUPPORTED when this particular file cannot be converted that way (a JPEG XL file without JPEG reconstruction
+     * data, a JPEG the target cannot store losslessly), with the reason in message: the host then decodes and encodes
+     * instead, or fails if the caller asked for the lossless conversion; any other status for bad input. Output
+     * written before a failure is discarded by the host.
+     * NULL without IP_CODER_TRANSCODES. [thread-safe if IP_CODER_THREAD_SAFE, else host-serialised] */
+    ip_status (*transcode)(const struct ip_coder *coder, const ip_transcode_request *request, const ip_byte_sink *sink,
+                           ip_message message);
 } ip_coder;
 
 typedef struct ip_coder_factory {

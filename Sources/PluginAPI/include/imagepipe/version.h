@@ -10,7 +10,8 @@
  * copy of its headers (Tests/Fixtures/abi-1.0) is checked against these on every test run.
  * 1.1 appends (each marked "ABI 1.1" where it is declared): coder, loader and cache slots that receive their own
  * component (coder.h "2" slots, ip_cache.open2), configured loader instances (ip_loader.open/start2/close), and the
- * response-header and redirect callbacks of ip_load_callbacks.
+ * response-header and redirect callbacks of ip_load_callbacks, and transcoding (ip_coder.transcode, the descriptor's
+ * `transcodes` pairs, IP_CODER_TRANSCODES: a file converted to another format without pixels).
  *
  * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
  * a table from a newer or older minor without knowing which fields that minor added.
