@@ -26,6 +26,7 @@ public enum ReferenceTool {
         "cjpeg": ("-version", "libjpeg-turbo"),
         "gifsicle": ("--version", "Gifsicle"),
         "vips": ("--version", "vips-"),
+        "tiffcp": ("-h", "LIBTIFF"),
     ]
 
     /// The verified absolute path of `name`, or nil when no candidate is that program (tests then skip).

@@ -97,6 +97,9 @@ static inline int ip_tiff_u16(TIFF *tiff, uint32_t tag, uint16_t *value) { retur
 static inline int ip_tiff_u32(TIFF *tiff, uint32_t tag, uint32_t *value) { return TIFFGetField(tiff, tag, value); }
 static inline int ip_tiff_u16_defaulted(TIFF *tiff, uint32_t tag, uint16_t *value) { return TIFFGetFieldDefaulted(tiff, tag, value); }
 static inline int ip_tiff_icc(TIFF *tiff, uint32_t *size, const void **data) { return TIFFGetField(tiff, TIFFTAG_ICCPROFILE, size, data); }
+static inline int ip_tiff_subifds(TIFF *tiff, uint16_t *count, uint64_t **offsets) {
+    return TIFFGetField(tiff, TIFFTAG_SUBIFD, count, offsets);
+}
 static inline int ip_tiff_extra_samples(TIFF *tiff, uint16_t *count, const uint16_t **types) {
     return TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, types);
 }

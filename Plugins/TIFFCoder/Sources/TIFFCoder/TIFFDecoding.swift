@@ -9,7 +9,8 @@ import PluginKit
 /// tile into the one output buffer; CMYK is converted naively (no profile), YCbCr through libtiff's conversion (and
 /// libjpeg's for JPEG-compressed YCbCr); alpha comes out associated (premultiplied). 16-bit samples are reduced to 8
 /// bits by the RGBA interface; floating-point pages, which it refuses, are read by `TIFFFloatPixels` into RGBA16.
-/// The Orientation tag is applied: libtiff's flips for 2–4, and the transposes of 5–8 here.
+/// The Orientation tag is applied here, from the stored rows (libtiff's own flips are cancelled).
+/// A thumbnail request decodes the smallest reduced-resolution copy that covers it (`TIFFLevels`).
 enum TIFFDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
@@ -26,7 +27,17 @@ enum TIFFDecoding {
         result.bit_depth = UInt32(file.u16(Int32(TIFFTAG_BITSPERSAMPLE)) ?? 1)
         result.has_alpha = file.hasAlpha ? 1 : 0
         colorFacts(file).write(into: &result, call: view.call)
-        setInfoStrings(&result, format: "tiff", details: file.details)
+        var details = file.details
+        let levels = try TIFFLevels.levels(of: file, page: Int(view.options.page_index))
+        if !levels.isEmpty {
+            details += "; reduced copies " + levels.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
+        }
+        if let box = view.thumbnailSize {
+            let ignore = view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION))
+            let level = TIFFLevels.choose(levels, page: file.storedSize, transposed: !ignore && file.orientation > 4, request: view)
+            details += "; at \(box.width)x\(box.height): " + (level.map { "reduced copy \($0.width)x\($0.height)" } ?? "full page")
+        }
+        setInfoStrings(&result, format: "tiff", details: details)
         ABIStruct.write(result, to: info)
     }
 
@@ -35,10 +46,20 @@ enum TIFFDecoding {
         let view = try DecodeRequestView(request)
         if view.options.frame_index > 0 { throw PluginFailure.notFound("frame \(view.options.frame_index) does not exist: TIFF pages are pages, not frames") }
         let file = try TIFFFile(view.data, limits: view.options.limits)
-        try file.select(page: Int(view.options.page_index))
+        let page = Int(view.options.page_index)
+        try file.select(page: page)
         let ignore = view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION))
+        // The page's orientation and colour hold for its reduced copies too (they show the same picture, and writers
+        // often leave those tags out of them).
+        let orientation = ignore ? 1 : file.orientation
+        let color = colorFacts(file)
+        if view.thumbnailSize != nil,
+           let level = TIFFLevels.choose(try TIFFLevels.levels(of: file, page: page), page: file.storedSize,
+                                         transposed: orientation > 4, request: view) {
+            try file.select(level)
+        }
         let stored = file.storedSize
-        let (width, height) = displaySize(file, ignoreOrientation: ignore)
+        let (width, height) = orientation > 4 ? (stored.height, stored.width) : stored
         try view.checkLimits(width: width, height: height)
         if file.u16(Int32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP) {
             var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA16)
@@ -46,13 +67,12 @@ enum TIFFDecoding {
             let samples = try TIFFFloatPixels.read(file, call: view.call)
             samples.withUnsafeBufferPointer { rows in
                 rows.withMemoryRebound(to: UInt64.self) { words in
-                    place(words.baseAddress!, stored: stored, orientation: ignore ? 1 : file.orientation, into: pixels,
-                          stride: Int(output.stride))
+                    place(words.baseAddress!, stored: stored, orientation: orientation, into: pixels, stride: Int(output.stride))
                 }
             }
             output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE)
             output.index = UInt32(view.options.page_index)
-            colorFacts(file).write(into: &output, call: view.call)
+            color.write(into: &output, call: view.call)
             ABIStruct.write(output, to: image)
             return
         }
@@ -65,18 +85,15 @@ enum TIFFDecoding {
             throw PluginFailure.invalidData(String(cString: message))
         }
         defer { TIFFRGBAImageEnd(&reader) }
-        // libtiff applies the flip part of the orientation (it reads 5–8 as 1–4); asking for the file's own flip
-        // family cancels it, and every transform is then done below from the stored rows.
-        // Ignoring the orientation means the stored rows as they are: the file's own flip family again.
-        let fileOrientation = file.orientation
-        let orientation = ignore ? 1 : fileOrientation
-        let ownFamily = UInt16(fileOrientation > 4 ? fileOrientation - 4 : fileOrientation)
-        reader.req_orientation = ignore || orientation > 4 ? ownFamily : UInt16(ORIENTATION_TOPLEFT)
-        let transposes = orientation > 4
+        // libtiff applies the flip part of the current directory's orientation (it reads 5–8 as 1–4); asking for that
+        // directory's own flip family cancels it, so libtiff gives the stored rows and every transform of the page's
+        // orientation is done below (one rule for pages and their reduced copies, whose tags may differ).
+        let directoryOrientation = file.orientation
+        reader.req_orientation = UInt16(directoryOrientation > 4 ? directoryOrientation - 4 : directoryOrientation)
         var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)
         guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
         try Host.checkCancellation(view.call)
-        if !transposes, Int(output.stride) == width * 4 {
+        if orientation == 1, Int(output.stride) == width * 4 {
             try read(&reader, into: UnsafeMutableRawPointer(pixels), width: stored.width, height: stored.height, file: file)
         } else {
             let scratch = try Host.allocatePixels(view.call, width: stored.width, height: stored.height, format: IP_PIXEL_RGBA8)
@@ -85,14 +102,14 @@ enum TIFFDecoding {
                 throw PluginFailure.internalError("the host's scratch rows are not packed")
             }
             try read(&reader, into: UnsafeMutableRawPointer(rows), width: stored.width, height: stored.height, file: file)
-            place(UnsafeRawPointer(rows).assumingMemoryBound(to: UInt32.self), stored: stored, orientation: transposes ? orientation : 1,
+            place(UnsafeRawPointer(rows).assumingMemoryBound(to: UInt32.self), stored: stored, orientation: orientation,
                   into: pixels, stride: Int(output.stride))
         }
         try Host.checkCancellation(view.call)
         output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_NONE)
         output.duration_ms = 0
         output.index = UInt32(view.options.page_index)
-        colorFacts(file).write(into: &output, call: view.call)
+        color.write(into: &output, call: view.call)
         ABIStruct.write(output, to: image)
     }
 

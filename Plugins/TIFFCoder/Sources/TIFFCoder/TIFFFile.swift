@@ -12,6 +12,8 @@ final class TIFFFile {
     let tiff: OpaquePointer
     /// Directory numbers of the pages, in file order.
     let pages: [Int]
+    /// Directories in the main chain, pages and reduced-resolution copies together.
+    let directoryCount: Int
 
     init(_ data: UnsafeBufferPointer<UInt8>, limits: ip_limits) throws {
         _ = Self.silenced
@@ -30,6 +32,7 @@ final class TIFFFile {
         self.tiff = tiff
         var pages: [Int] = []
         let count = Int(TIFFNumberOfDirectories(tiff))
+        directoryCount = count
         let maxPages = limits.max_frames > 0 ? Int(limits.max_frames) : 10_000
         for directory in 0..<min(count, maxPages + 1) {
             guard TIFFSetDirectory(tiff, tdir_t(directory)) != 0 else { break }
@@ -67,6 +70,24 @@ final class TIFFFile {
         guard TIFFSetDirectory(tiff, tdir_t(pages[index])) != 0 else {
             throw PluginFailure.invalidData(error.isEmpty ? "cannot read page \(index + 1)" : error)
         }
+    }
+
+    /// Makes a reduced-resolution copy current (`TIFFLevels`).
+    func select(_ level: TIFFLevels.Level) throws {
+        let selected = switch level.place {
+        case .directory(let number): TIFFSetDirectory(tiff, tdir_t(number))
+        case .subIFD(let offset): TIFFSetSubDirectory(tiff, offset)
+        }
+        guard selected != 0 else { throw PluginFailure.invalidData(error.isEmpty ? "cannot read a reduced-resolution copy" : error) }
+    }
+
+    /// The current directory's SubIFD offsets (none when it has no SubIFD tag), deduplicated, in file order.
+    func subIFDOffsets() -> [UInt64] {
+        var count: UInt16 = 0
+        var offsets: UnsafeMutablePointer<UInt64>?
+        guard ip_tiff_subifds(tiff, &count, &offsets) != 0, let offsets else { return [] }
+        var seen = Set<UInt64>()
+        return (0..<Int(count)).map { offsets[$0] }.filter { $0 > 0 && seen.insert($0).inserted }
     }
 
     // MARK: Facts of the current page
