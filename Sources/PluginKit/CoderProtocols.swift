@@ -35,8 +35,10 @@ public protocol IncrementalDecoding: AnyObject {
                 into image: UnsafeMutablePointer<ip_image>) throws -> ip_status
 }
 
-/// `encode`. `EncodeInput.check` reads the frames and the sink the same way for every encoder.
+/// `encode`. `EncodeInput.check` reads the frames and the sink the same way for every encoder. `settingKeys`: the
+/// ABI 1.1 settings the encoder reads (`EncodeInput.settings`); the kit refuses any other key before `encode` runs.
 public protocol PluginEncoding {
+    static var settingKeys: [String] { get }
     static func encode(frames: UnsafePointer<UnsafePointer<ip_image>?>?, count: UInt32,
                        options: UnsafePointer<ip_encode_options>?, call: OpaquePointer?,
                        sink: UnsafePointer<ip_byte_sink>?) throws
@@ -47,4 +49,8 @@ public protocol PluginEncoding {
 /// decodes and encodes instead); write the output through `sink` (`EncodeOutput`).
 public protocol PluginTranscoding {
     static func transcode(_ request: UnsafePointer<ip_transcode_request>, sink: UnsafePointer<ip_byte_sink>) throws
+}
+
+extension PluginEncoding {
+    public static var settingKeys: [String] { [] }
 }

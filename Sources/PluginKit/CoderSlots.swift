@@ -75,6 +75,7 @@ enum CoderSlots {
                                        ip_message) -> ip_status = { coder, frames, count, options, call, sink, message in
         withStatus(message) {
             guard let encoder = try implementation(coder).encoder else { throw PluginFailure.unsupported("no encoder") }
+            try EncodeInput.settings(try EncodeInput.options(options)).refuseUnknown(known: encoder.settingKeys)
             try encoder.encode(frames: frames, count: count, options: options, call: call, sink: sink)
         }
     }

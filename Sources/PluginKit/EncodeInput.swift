@@ -20,8 +20,13 @@ public enum EncodeInput {
     /// The host's encode options (all defaults when it passed none).
     public static func options(_ pointer: UnsafePointer<ip_encode_options>?) throws -> ip_encode_options {
         guard let pointer else { return ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size),
-                                                          quality: 0, speed: 0, bit_depth: 0, flags: 0, loop_count: 0) }
+                                                          quality: 0, speed: 0, bit_depth: 0, flags: 0, loop_count: 0, settings: nil) }
         return try ABIStruct.read(pointer, named: "ip_encode_options")
+    }
+
+    /// The encoder settings (ABI 1.1 `settings` lines; none from a host that predates them), parsed.
+    public static func settings(_ options: ip_encode_options) throws -> LoaderConfiguration {
+        try LoaderConfiguration(parsing: options.settings.map { String(cString: $0) }, component: "encoder")
     }
 
     /// A borrowed RGBA8 or RGBA16 image's pixels, whether its samples are 16-bit, and that a row fits its stride.

@@ -6,7 +6,11 @@ public struct LoaderConfiguration: Sendable, Equatable {
     /// The pairs in the order given; a later repeat of a key overrides an earlier one.
     public let pairs: [(key: String, value: String)]
 
-    public init(parsing text: String?) throws {
+    /// What the lines configure ("loader", "encoder"), for messages.
+    public let component: String
+
+    public init(parsing text: String?, component: String = "loader") throws {
+        self.component = component
         var pairs: [(key: String, value: String)] = []
         for line in (text ?? "").split(separator: "\n", omittingEmptySubsequences: true) {
             let trimmed = line.trimmingBlanks
@@ -36,8 +40,9 @@ public struct LoaderConfiguration: Sendable, Equatable {
     /// Fails naming the first key outside `known`.
     public func refuseUnknown(known: [String]) throws {
         if let unknown = pairs.first(where: { !known.contains($0.key) }) {
-            let list = known.isEmpty ? "this loader takes no configuration" : "known keys: " + known.joined(separator: ", ")
-            throw PluginFailure.unsupported("unknown configuration key '\(unknown.key)' (\(list))")
+            let list = known.isEmpty ? "this \(component) takes no settings" : "known keys: " + known.joined(separator: ", ")
+            let what = component == "loader" ? "configuration key" : "\(component) setting"
+            throw PluginFailure.unsupported("unknown \(what) '\(unknown.key)' (\(list))")
         }
     }
 

@@ -64,10 +64,12 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         return try coder.encode([image], options: options)
     }
 
-    /// Encodes an animation; a coder that cannot write animations gets only the first frame.
+    /// Encodes an animation, or pages for a multipage format (TIFF, HEIF: each frame a page); any other coder gets
+    /// only the first frame.
     public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         guard let coder = encoder(for: format), let first = frames.first else { throw noCoder(.noEncoder(format: format)) }
-        return try coder.encode(coder.descriptor.capabilities.contains(.animated) ? frames : [first], options: options)
+        let keepsEvery = !coder.descriptor.capabilities.isDisjoint(with: [.animated, .multipage])
+        return try coder.encode(keepsEvery ? frames : [first], options: options)
     }
 
     /// The request's input limit, checked before any coder sees the bytes (the manager's routes and a lone coder's).

@@ -15,9 +15,12 @@ public struct EncodeOptions: Sendable, Hashable, Codable {
     /// What transparent pixels become in a format without alpha (JPEG); nil = white, as libvips and ImageMagick
     /// do when saving transparency to JPEG. Formats with alpha keep it and ignore this.
     public var background: RGBAColor?
+    /// The format's own encoder settings (ABI 1.1 `settings`), e.g. ["compression": "lzw"] for TIFF; an encoder
+    /// refuses a key it does not document.
+    public var settings: [String: String]
 
     public init(quality: Int? = nil, speed: Int? = nil, bitDepth: Int? = nil, lossless: Bool = false,
-                progressive: Bool = false, loopCount: Int = 0, background: RGBAColor? = nil) {
+                progressive: Bool = false, loopCount: Int = 0, background: RGBAColor? = nil, settings: [String: String] = [:]) {
         self.quality = quality
         self.speed = speed
         self.bitDepth = bitDepth
@@ -25,15 +28,27 @@ public struct EncodeOptions: Sendable, Hashable, Codable {
         self.progressive = progressive
         self.loopCount = loopCount
         self.background = background
+        self.settings = settings
     }
 
-    var abi: ip_encode_options {
+    /// The settings as the ABI's lines, in key order (nil for none).
+    public var settingsLines: String? {
+        settings.isEmpty ? nil : settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
+    }
+
+    /// The options as the ABI struct, alive (with its settings text) for `body`.
+    func withABI<R>(_ body: (UnsafePointer<ip_encode_options>) throws -> R) rethrows -> R {
         var flags: UInt32 = 0
         if lossless { flags |= UInt32(IP_ENCODE_LOSSLESS) }
         if progressive { flags |= UInt32(IP_ENCODE_PROGRESSIVE) }
-        return ip_encode_options(
+        var options = ip_encode_options(
             struct_size: UInt32(MemoryLayout<ip_encode_options>.size),
             quality: UInt32(clamping: quality ?? 0), speed: UInt32(clamping: speed ?? 0),
-            bit_depth: UInt32(clamping: bitDepth ?? 0), flags: flags, loop_count: UInt32(clamping: loopCount))
+            bit_depth: UInt32(clamping: bitDepth ?? 0), flags: flags, loop_count: UInt32(clamping: loopCount), settings: nil)
+        guard let lines = settingsLines else { return try body(&options) }
+        return try lines.withCString { text in
+            options.settings = text
+            return try body(&options)
+        }
     }
 }

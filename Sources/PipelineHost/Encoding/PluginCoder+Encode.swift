@@ -34,21 +34,20 @@ extension PluginCoder {
             frame.color?.write(into: &image, icc: profile?.baseAddress)
             return image
         }
-        var abiOptions = options.abi
         var message = MessageBuffer()
-        let status = withExtendedLifetime(frames) {
+        let status = options.withABI { abiOptions in withExtendedLifetime(frames) {
             sink.withABI { abiSink in
                 message.withMessage { m in
                     abiFrames.withUnsafeMutableBufferPointer { images in
                         // The ABI takes an array of pointers (so that ip_image may grow), into `images`.
                         var pointers = (0..<images.count).map { Optional(UnsafePointer(images.baseAddress! + $0)) }
                         return calling {
-                            PluginStatus(abi: encode(&pointers, UInt32(images.count), &abiOptions, context.handle, abiSink, m))
+                            PluginStatus(abi: encode(&pointers, UInt32(images.count), abiOptions, context.handle, abiSink, m))
                         }
                     }
                 }
             }
-        }
+        } }
         guard status == .ok else { throw PipelineError.encodingFailed(coder: descriptor.id, status: status, message: message.text) }
         return sink.bytes
     }

@@ -19,12 +19,11 @@ extension PluginCoder {
         }
         let sink = ByteSink(limit: maxOutputBytes)
         let context = CallContext(limits: limits)
-        var abiOptions = options.abi
         var message = MessageBuffer()
         let status = data.withUnsafeBufferPointer { bytes in
             pair.source.withCString { source in
                 pair.target.withCString { target in
-                    withUnsafePointer(to: &abiOptions) { optionsPointer in
+                    options.withABI { optionsPointer in
                         var request = ip_transcode_request(
                             struct_size: UInt32(MemoryLayout<ip_transcode_request>.size), data: bytes.baseAddress,
                             size: bytes.count, source_format: source, target_format: target, options: optionsPointer,

@@ -274,7 +274,7 @@ struct CoderUnderTest: @unchecked Sendable {
         let sink = Sink()
         sink.failAfter = failAfter
         var options = ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size), quality: quality, speed: speed,
-                                        bit_depth: 0, flags: flags, loop_count: 0)
+                                        bit_depth: 0, flags: flags, loop_count: 0, settings: nil)
         var byteSink = ip_byte_sink(struct_size: UInt32(MemoryLayout<ip_byte_sink>.size),
                                     context: Unmanaged.passUnretained(sink).toOpaque(), write: { context, data, size in
             let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()

@@ -4,6 +4,7 @@ import PipelineHost
 enum EncodeArguments {
     static let quality = Option("quality", value: "N", help: "encoder quality 1...100 (default: the encoder's)")
     static let lossless = Option("lossless", help: "lossless encoding where the format offers it")
+    static let encoderOption = Option("encoder-option", value: "KEY=VALUE", help: "a setting of the output format's own encoder, repeatable (TIFF: compression=deflate|lzw|none); an unknown key is an error")
     static let background = Option("background", value: "COLOR", help: "what transparent pixels become in a format without alpha, JPEG (default white)")
 
     static func options(_ args: Arguments) throws -> EncodeOptions {
@@ -14,6 +15,12 @@ enum EncodeArguments {
             }
             colour.alpha = 255  // a background under transparency is opaque by definition
             options.background = colour
+        }
+        for setting in args.all("encoder-option") {
+            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex, !setting.contains("\n") else {
+                throw UsageError("--encoder-option takes KEY=VALUE (e.g. compression=lzw), not '\(setting)'")
+            }
+            options.settings[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
         }
         return options
     }

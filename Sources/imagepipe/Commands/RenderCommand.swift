@@ -18,6 +18,7 @@ enum RenderCommand: Command {
             .option(Option("format", value: "FORMAT", help: "the output format (png, jpg, webp, avif, heic, gif...) instead of -o's extension")),
             .option(EncodeArguments.quality),
             .option(EncodeArguments.lossless),
+            .option(EncodeArguments.encoderOption),
             .option(EncodeArguments.background),
             .option(Option("lossless-jpeg", help: "store a JPEG source without loss (JPEG XL keeps its DCT coefficients and gives the original file back); an error when the output format or the file cannot")),
             .option(Option("force", help: "replace a read-only output, or the file a symbolic link at -o points to")),
@@ -126,7 +127,7 @@ enum RenderCommand: Command {
                                    loadOptions: LoadOptions) async throws -> [UInt8]? {
         let asked = args.flag("lossless-jpeg")
         let keepsPixels = options.resultKeyTerms.isEmpty && transformers.isEmpty
-        let encoderTuned = ["quality", "lossless", "background"].filter { args.given($0) }
+        let encoderTuned = ["quality", "lossless", "background", "encoder-option"].filter { args.given($0) }
         if asked {
             guard keepsPixels else {
                 throw UsageError("--lossless-jpeg keeps the JPEG's own data: it cannot be combined with resizing, cropping, tinting, colour, page or frame options")

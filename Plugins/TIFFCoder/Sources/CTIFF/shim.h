@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
 
@@ -84,6 +85,105 @@ static inline TIFF *ip_tiff_open(ip_tiff_source *source, tmsize_t max_single_all
                                    ip_tiff_close, ip_tiff_size, ip_tiff_map, ip_tiff_unmap, options);
     TIFFOpenOptionsFree(options);
     return tiff;
+}
+
+/* ---- Writing: a growable, seekable buffer (libtiff writes the header last and may seek back) ---- */
+typedef struct ip_tiff_sink {
+    uint8_t *data;
+    uint64_t size;
+    uint64_t capacity;
+    uint64_t offset;
+    /* The file may not grow past this (classic TIFF's 32-bit offsets, or the host's output limit). */
+    uint64_t limit;
+    int over_limit;
+    char error[512];
+} ip_tiff_sink;
+
+static inline tmsize_t ip_tiff_sink_read(thandle_t handle, void *buffer, tmsize_t count) {
+    ip_tiff_sink *sink = (ip_tiff_sink *)handle;
+    if (count <= 0 || sink->offset >= sink->size) return 0;
+    uint64_t left = sink->size - sink->offset;
+    uint64_t n = (uint64_t)count < left ? (uint64_t)count : left;
+    memcpy(buffer, sink->data + sink->offset, (size_t)n);
+    sink->offset += n;
+    return (tmsize_t)n;
+}
+
+static inline tmsize_t ip_tiff_sink_write(thandle_t handle, void *buffer, tmsize_t count) {
+    ip_tiff_sink *sink = (ip_tiff_sink *)handle;
+    if (count < 0) return -1;
+    uint64_t end = sink->offset + (uint64_t)count;
+    if (end > sink->limit) {
+        sink->over_limit = 1;
+        return -1;
+    }
+    if (end > sink->capacity) {
+        uint64_t capacity = sink->capacity ? sink->capacity : 64 * 1024;
+        while (capacity < end) capacity *= 2;
+        if (capacity > sink->limit) capacity = sink->limit;
+        uint8_t *grown = (uint8_t *)realloc(sink->data, (size_t)capacity);
+        if (!grown) return -1;
+        sink->data = grown;
+        sink->capacity = capacity;
+    }
+    if (sink->offset > sink->size) memset(sink->data + sink->size, 0, (size_t)(sink->offset - sink->size));
+    memcpy(sink->data + sink->offset, buffer, (size_t)count);
+    sink->offset = end;
+    if (end > sink->size) sink->size = end;
+    return count;
+}
+
+static inline toff_t ip_tiff_sink_seek(thandle_t handle, toff_t offset, int whence) {
+    ip_tiff_sink *sink = (ip_tiff_sink *)handle;
+    uint64_t base = whence == SEEK_CUR ? sink->offset : whence == SEEK_END ? sink->size : 0;
+    if (offset > UINT64_MAX - base || base + offset > sink->limit) return (toff_t)-1;
+    sink->offset = base + offset;
+    return (toff_t)sink->offset;
+}
+
+static inline toff_t ip_tiff_sink_size(thandle_t handle) { return (toff_t)((ip_tiff_sink *)handle)->size; }
+
+static inline int ip_tiff_no_map(thandle_t handle, void **base, toff_t *size) {
+    (void)handle; (void)base; (void)size;
+    return 0;
+}
+
+static inline int ip_tiff_sink_error(TIFF *tiff, void *user, const char *module, const char *format, va_list arguments) {
+    (void)tiff;
+    ip_tiff_sink *sink = (ip_tiff_sink *)user;
+    if (sink && !sink->error[0]) {
+        int used = module ? snprintf(sink->error, sizeof sink->error, "%s: ", module) : 0;
+        if (used < 0) used = 0;
+        if ((size_t)used < sizeof sink->error) vsnprintf(sink->error + used, sizeof sink->error - (size_t)used, format, arguments);
+    }
+    return 1;
+}
+
+/* Opens a new classic TIFF ("w"; a file over 4 GiB is refused by `limit`) written into `sink`. */
+static inline TIFF *ip_tiff_create(ip_tiff_sink *sink) {
+    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    if (!options) return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(options, ip_tiff_sink_error, sink);
+    TIFFOpenOptionsSetWarningHandlerExtR(options, ip_tiff_warning, sink);
+    TIFF *tiff = TIFFClientOpenExt("memory", "wm", (thandle_t)sink, ip_tiff_sink_read, ip_tiff_sink_write, ip_tiff_sink_seek,
+                                   ip_tiff_close, ip_tiff_sink_size, ip_tiff_no_map, ip_tiff_unmap, options);
+    TIFFOpenOptionsFree(options);
+    return tiff;
+}
+
+static inline void ip_tiff_sink_free(ip_tiff_sink *sink) {
+    free(sink->data);
+    sink->data = NULL;
+}
+
+/* Tag writes (TIFFSetField is variadic; 16-bit values travel as int, as C's promotions pass them). */
+static inline int ip_tiff_set_u16(TIFF *tiff, uint32_t tag, uint16_t value) { return TIFFSetField(tiff, tag, (int)value); }
+static inline int ip_tiff_set_u32(TIFF *tiff, uint32_t tag, uint32_t value) { return TIFFSetField(tiff, tag, value); }
+static inline int ip_tiff_set_int(TIFF *tiff, uint32_t tag, int value) { return TIFFSetField(tiff, tag, value); }
+static inline int ip_tiff_set_icc(TIFF *tiff, uint32_t size, const void *data) { return TIFFSetField(tiff, TIFFTAG_ICCPROFILE, size, data); }
+static inline int ip_tiff_set_extra_samples(TIFF *tiff, uint16_t type) { return TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, 1, &type); }
+static inline int ip_tiff_set_page_number(TIFF *tiff, uint16_t page, uint16_t count) {
+    return TIFFSetField(tiff, TIFFTAG_PAGENUMBER, (int)page, (int)count);
 }
 
 /* libtiff's process-wide handlers print to stderr; with them cleared, nothing does. */

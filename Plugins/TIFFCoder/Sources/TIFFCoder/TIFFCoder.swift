@@ -17,7 +17,8 @@ let tiffDescriptor = Descriptors.coder(
         MagicPattern(bytes: Array("MM".utf8) + [0, 43], relevance: 100),
     ])
 
-/// The coder's table, built by the kit from the implementation.
-let tiffCoder = CoderTable.make(descriptor: tiffDescriptor, decoder: TIFFDecoding.self)
+/// The coder's table, built by the kit from the implementations.
+let tiffCoder = CoderTable.make(descriptor: tiffDescriptor, decoder: TIFFDecoding.self, encoder: TIFFEncoding.self)
 
 extension TIFFDecoding: PluginDecoding {}
+extension TIFFEncoding: PluginEncoding {}

@@ -100,6 +100,12 @@ typedef struct ip_encode_options {
     uint32_t flags;
     /* Animation loop count for animated output: 0 = infinite. */
     uint32_t loop_count;
+    /* ---- ABI 1.1 ----
+     * NULL, or "key=value" lines of settings the format's encoder documents (TIFF's compression=lzw|deflate|none,
+     * say): the user's words for what the portable fields above cannot say. An encoder refuses a key it does not
+     * know with UNSUPPORTED naming it, so a misspelt setting is never silently ignored (an encoder built for 1.0
+     * cannot see the field and ignores it). Borrowed for the call. */
+    const char *settings;
 } ip_encode_options;
 
 IP_EXTERN_C_END
