@@ -8,7 +8,8 @@ import PluginKit
 /// compression, bit depth (1–16), planar layout and tiling libtiff supports into RGBA8, strip by strip or tile by
 /// tile into the one output buffer; CMYK is converted naively (no profile), YCbCr through libtiff's conversion (and
 /// libjpeg's for JPEG-compressed YCbCr); alpha comes out associated (premultiplied). 16-bit samples are reduced to 8
-/// bits by the RGBA interface; floating-point pages, which it refuses, are read by `TIFFFloatPixels` into RGBA16.
+/// bits by the RGBA interface unless the request asks for high bit depth; those, and floating-point pages, which it
+/// refuses, are read block by block by `TIFFBlockPixels` into RGBA16.
 /// The Orientation tag is applied here, from the stored rows (libtiff's own flips are cancelled).
 /// A thumbnail request decodes the smallest reduced-resolution copy that covers it (`TIFFLevels`).
 enum TIFFDecoding {
@@ -61,16 +62,16 @@ enum TIFFDecoding {
         let stored = file.storedSize
         let (width, height) = orientation > 4 ? (stored.height, stored.width) : stored
         try view.checkLimits(width: width, height: height)
-        if file.u16(Int32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP) {
+        if let sample = TIFFBlockPixels.sample(of: file, highBitDepth: view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH))) {
             var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA16)
             guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
-            let samples = try TIFFFloatPixels.read(file, call: view.call)
+            let samples = try TIFFBlockPixels.read(file, as: sample, call: view.call)
             samples.withUnsafeBufferPointer { rows in
                 rows.withMemoryRebound(to: UInt64.self) { words in
                     place(words.baseAddress!, stored: stored, orientation: orientation, into: pixels, stride: Int(output.stride))
                 }
             }
-            output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE)
+            output.alpha_mode = ip_alpha_mode(!file.hasAlpha ? IP_ALPHA_NONE : file.alphaIsAssociated ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_STRAIGHT)
             output.index = UInt32(view.options.page_index)
             color.write(into: &output, call: view.call)
             ABIStruct.write(output, to: image)

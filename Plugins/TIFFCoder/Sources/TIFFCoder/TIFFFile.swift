@@ -119,6 +119,14 @@ final class TIFFFile {
         return (0..<Int(count)).contains { types[$0] == UInt16(EXTRASAMPLE_ASSOCALPHA) || types[$0] == UInt16(EXTRASAMPLE_UNASSALPHA) }
     }
 
+    /// Whether the alpha sample is associated (premultiplied), as opposed to unassociated.
+    var alphaIsAssociated: Bool {
+        var count: UInt16 = 0
+        var types: UnsafePointer<UInt16>?
+        guard ip_tiff_extra_samples(tiff, &count, &types) != 0, let types, count > 0 else { return false }
+        return types[0] == UInt16(EXTRASAMPLE_ASSOCALPHA)
+    }
+
     var iccProfile: [UInt8]? {
         var size: UInt32 = 0
         var data: UnsafeRawPointer?
