@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <lcms2.h>
 
 typedef struct ip_tiff_source {
     const uint8_t *data;
@@ -202,4 +203,32 @@ static inline int ip_tiff_subifds(TIFF *tiff, uint16_t *count, uint64_t **offset
 }
 static inline int ip_tiff_extra_samples(TIFF *tiff, uint16_t *count, const uint16_t **types) {
     return TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, types);
+}
+
+/* ---- CMYK through the page's own ICC profile (Little CMS), as the JPEG coder converts CMYK JPEGs ----
+ * TIFF stores CMYK as ink amounts (0 = none), Little CMS's TYPE_CMYK_8 layout; perceptual intent with black point
+ * compensation, into sRGB. With alpha (a fifth, unassociated sample) the alpha is copied through. NULL when the
+ * profile is not a CMYK profile Little CMS can read. */
+static inline void *ip_tiff_cmyk_transform_create(const void *profile, uint32_t size, int with_alpha) {
+    cmsHPROFILE source = cmsOpenProfileFromMem(profile, size);
+    if (!source) return NULL;
+    if (cmsGetColorSpace(source) != cmsSigCmykData) {
+        cmsCloseProfile(source);
+        return NULL;
+    }
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM transform = cmsCreateTransform(source, with_alpha ? TYPE_CMYKA_8 : TYPE_CMYK_8, srgb, TYPE_RGBA_8,
+                                                 INTENT_PERCEPTUAL,
+                                                 cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE | (with_alpha ? cmsFLAGS_COPY_ALPHA : 0));
+    cmsCloseProfile(srgb);
+    cmsCloseProfile(source);
+    return transform;
+}
+
+static inline void ip_tiff_cmyk_transform_run(void *transform, const void *cmyk, void *rgba, uint32_t pixels) {
+    cmsDoTransform((cmsHTRANSFORM)transform, cmyk, rgba, pixels);
+}
+
+static inline void ip_tiff_cmyk_transform_destroy(void *transform) {
+    if (transform) cmsDeleteTransform((cmsHTRANSFORM)transform);
 }

@@ -32,16 +32,43 @@ enum TIFFBlockPixels {
 
     /// The stored page as RGBA16 samples, row after row (width × height × 4).
     static func read(_ file: TIFFFile, as sample: Sample, call: OpaquePointer?) throws -> [UInt16] {
-        let (width, height) = file.storedSize
         let bits = Int(file.u16(Int32(TIFFTAG_BITSPERSAMPLE)) ?? 0)
-        let samples = Int(file.u16(Int32(TIFFTAG_SAMPLESPERPIXEL)) ?? 1)
         guard bits == sample.bytes * 8 else {
             throw PluginFailure.unsupported("\(bits)-bit floating-point TIFF samples (32 and 16 are read)")
         }
+        let (raw, samples) = try interleaved(file, sampleBytes: sample.bytes, call: call)
         guard (1...4).contains(samples) else { throw PluginFailure.unsupported("\(samples) samples per pixel at \(bits) bits (1 to 4 are read)") }
-        let planar = file.u16(Int32(TIFFTAG_PLANARCONFIG)) == UInt16(PLANARCONFIG_SEPARATE)
+        let (width, height) = file.storedSize
         let grey = samples <= 2
         let invert = sample == .uint16 && file.photometric == Int(PHOTOMETRIC_MINISWHITE)
+        var output = [UInt16](repeating: 65535, count: width * height * 4)
+        raw.withUnsafeBytes { bytes in
+            for pixel in 0..<(width * height) {
+                let o = pixel * 4
+                for s in 0..<samples {
+                    var value = load(bytes, (pixel * samples + s) * sample.bytes, sample)
+                    let isAlpha = s == (grey ? 1 : 3)
+                    if invert, !isAlpha { value = 65535 - value }
+                    if isAlpha {
+                        output[o + 3] = value
+                    } else if grey {
+                        output[o] = value; output[o + 1] = value; output[o + 2] = value
+                    } else {
+                        output[o + s] = value
+                    }
+                }
+            }
+        }
+        return output
+    }
+
+    /// Every sample of the stored page, interleaved pixel by pixel (a planar page's planes merged), `sampleBytes`
+    /// each, and the samples per pixel. Each strip or tile is decoded by libtiff and checked to hold its pixels.
+    static func interleaved(_ file: TIFFFile, sampleBytes: Int, call: OpaquePointer?) throws -> (bytes: [UInt8], samples: Int) {
+        let (width, height) = file.storedSize
+        let samples = Int(file.u16(Int32(TIFFTAG_SAMPLESPERPIXEL)) ?? 1)
+        guard (1...16).contains(samples) else { throw PluginFailure.unsupported("\(samples) samples per pixel") }
+        let planar = file.u16(Int32(TIFFTAG_PLANARCONFIG)) == UInt16(PLANARCONFIG_SEPARATE)
         let tiled = TIFFIsTiled(file.tiff) != 0
         var blockWidth = UInt32(width), blockHeight: UInt32 = 0
         if tiled {
@@ -53,18 +80,17 @@ enum TIFFBlockPixels {
         }
         guard blockWidth > 0, blockHeight > 0 else { throw PluginFailure.invalidData("the page has no tile or strip size") }
         // A block holds every sample of its pixels (contiguous) or one sample of them (planar).
-        let samplesPerBlockPixel = planar ? 1 : samples
-        let pixelBytes = samplesPerBlockPixel * sample.bytes
+        let blockPixelBytes = (planar ? 1 : samples) * sampleBytes
+        let pixelBytes = samples * sampleBytes
         let blockBytes = Int(tiled ? TIFFTileSize(file.tiff) : TIFFStripSize(file.tiff))
-        guard blockBytes > 0, !tiled || blockBytes >= Int(blockWidth) * Int(blockHeight) * pixelBytes else {
+        guard blockBytes > 0, !tiled || blockBytes >= Int(blockWidth) * Int(blockHeight) * blockPixelBytes else {
             throw PluginFailure.invalidData("the page's tile size does not match its samples")
         }
-        var output = [UInt16](repeating: 0, count: width * height * 4)
-        if samples == 1 || samples == 3 { for index in stride(from: 3, to: output.count, by: 4) { output[index] = 65535 } }
+        var output = [UInt8](repeating: 0, count: width * height * pixelBytes)
         var block = [UInt8](repeating: 0, count: blockBytes)
         let across = tiled ? (width + Int(blockWidth) - 1) / Int(blockWidth) : 1
         let down = (height + Int(blockHeight) - 1) / Int(blockHeight)
-        let blockStride = (tiled ? Int(blockWidth) : width) * pixelBytes
+        let blockStride = (tiled ? Int(blockWidth) : width) * blockPixelBytes
         for plane in 0..<(planar ? samples : 1) {
             for by in 0..<down {
                 try Host.checkCancellation(call)
@@ -77,25 +103,21 @@ enum TIFFBlockPixels {
                     guard read >= 0 else { throw PluginFailure.invalidData(file.error.isEmpty ? "cannot read block \(index)" : file.error) }
                     let x0 = bx * Int(blockWidth), y0 = by * Int(blockHeight)
                     let rows = min(Int(blockHeight), height - y0), columns = min(Int(blockWidth), width - x0)
-                    guard Int(read) >= (rows - 1) * blockStride + columns * pixelBytes else {
+                    guard Int(read) >= (rows - 1) * blockStride + columns * blockPixelBytes else {
                         throw PluginFailure.truncated("block \(index) holds \(read) bytes, fewer than its pixels need")
                     }
-                    block.withUnsafeBytes { raw in
-                        for row in 0..<rows {
-                            for column in 0..<columns {
-                                let base = row * blockStride + column * pixelBytes
-                                let o = ((y0 + row) * width + x0 + column) * 4
-                                for s in 0..<samplesPerBlockPixel {
-                                    let channel = planar ? plane : s
-                                    var value = load(raw, base + s * sample.bytes, sample)
-                                    let isAlpha = channel == (grey ? 1 : 3)
-                                    if invert, !isAlpha { value = 65535 - value }
-                                    if isAlpha {
-                                        output[o + 3] = value
-                                    } else if grey {
-                                        output[o] = value; output[o + 1] = value; output[o + 2] = value
-                                    } else {
-                                        output[o + channel] = value
+                    block.withUnsafeBytes { source in
+                        output.withUnsafeMutableBytes { target in
+                            for row in 0..<rows {
+                                let from = row * blockStride, to = ((y0 + row) * width + x0) * pixelBytes
+                                if !planar {
+                                    target.baseAddress!.advanced(by: to).copyMemory(from: source.baseAddress!.advanced(by: from),
+                                                                                    byteCount: columns * pixelBytes)
+                                    continue
+                                }
+                                for column in 0..<columns {
+                                    for b in 0..<sampleBytes {
+                                        target[to + column * pixelBytes + plane * sampleBytes + b] = source[from + column * sampleBytes + b]
                                     }
                                 }
                             }
@@ -104,7 +126,7 @@ enum TIFFBlockPixels {
                 }
             }
         }
-        return output
+        return (output, samples)
     }
 
     private static func load(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ sample: Sample) -> UInt16 {

@@ -6,7 +6,8 @@ import PluginKit
 ///
 /// Pixels come from libtiff's RGBA interface (`TIFFRGBAImage`), which reads every photometric interpretation,
 /// compression, bit depth (1–16), planar layout and tiling libtiff supports into RGBA8, strip by strip or tile by
-/// tile into the one output buffer; CMYK is converted naively (no profile), YCbCr through libtiff's conversion (and
+/// tile into the one output buffer; CMYK without a CMYK profile is converted naively (with one, `TIFFCMYK` converts
+/// it through Little CMS), YCbCr through libtiff's conversion (and
 /// libjpeg's for JPEG-compressed YCbCr); alpha comes out associated (premultiplied). 16-bit samples are reduced to 8
 /// bits by the RGBA interface unless the request asks for high bit depth; those, and floating-point pages, which it
 /// refuses, are read block by block by `TIFFBlockPixels` into RGBA16.
@@ -29,6 +30,9 @@ enum TIFFDecoding {
         result.has_alpha = file.hasAlpha ? 1 : 0
         colorFacts(file).write(into: &result, call: view.call)
         var details = file.details
+        if file.photometric == Int(PHOTOMETRIC_SEPARATED) {
+            details += TIFFCMYK(file) != nil ? "; CMYK through its ICC profile" : "; CMYK converted naively (no CMYK profile)"
+        }
         let levels = try TIFFLevels.levels(of: file, page: Int(view.options.page_index))
         if !levels.isEmpty {
             details += "; reduced copies " + levels.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
@@ -75,6 +79,18 @@ enum TIFFDecoding {
             output.index = UInt32(view.options.page_index)
             color.write(into: &output, call: view.call)
             ABIStruct.write(output, to: image)
+            return
+        }
+        if let cmyk = TIFFCMYK(file) {
+            var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)
+            guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
+            let rows = try cmyk.read(file, call: view.call)
+            rows.withUnsafeBytes { raw in
+                place(raw.bindMemory(to: UInt32.self).baseAddress!, stored: stored, orientation: orientation, into: pixels, stride: Int(output.stride))
+            }
+            output.alpha_mode = ip_alpha_mode(cmyk.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE)
+            output.index = UInt32(view.options.page_index)
+            ABIStruct.write(output, to: image)  // sRGB now: no colour facts
             return
         }
         var message = [CChar](repeating: 0, count: 1024)
@@ -152,8 +168,7 @@ enum TIFFDecoding {
         return !ignoreOrientation && file.orientation > 4 ? (height, width) : (width, height)
     }
 
-    /// An RGB (or grey) page's ICC profile; none for CMYK, which the RGBA interface has already made RGB naively.
-    static func colorFacts(_ file: TIFFFile) -> ColorFacts {
-        file.photometric == Int(PHOTOMETRIC_SEPARATED) ? ColorFacts() : ColorFacts(icc: file.iccProfile)
-    }
+    /// An RGB (or grey) page's ICC profile; none for CMYK, which is sRGB once converted (through its profile, or
+    /// naively by the RGBA interface).
+    static func colorFacts(_ file: TIFFFile) -> ColorFacts { ColorFacts(icc: file.iccProfile) }
 }

@@ -127,12 +127,16 @@ final class TIFFFile {
         return types[0] == UInt16(EXTRASAMPLE_ASSOCALPHA)
     }
 
-    var iccProfile: [UInt8]? {
+    /// The page's ICC profile whatever its colour space (a CMYK page's too).
+    var rawICCProfile: [UInt8]? {
         var size: UInt32 = 0
         var data: UnsafeRawPointer?
         guard ip_tiff_icc(tiff, &size, &data) != 0, let data, size > 0, size <= 16 << 20 else { return nil }
         return Array(UnsafeRawBufferPointer(start: data, count: Int(size)))
     }
+
+    /// The ICC profile of the pixels the RGBA interface returns: none for CMYK, which it has made RGB naively.
+    var iccProfile: [UInt8]? { photometric == Int(PHOTOMETRIC_SEPARATED) ? nil : rawICCProfile }
 
     var photometric: Int { Int(u16(Int32(TIFFTAG_PHOTOMETRIC), defaulted: false) ?? 0xFFFF) }
 
