@@ -12,9 +12,8 @@ CONFIG := release
 BIN := .build/$(CONFIG)
 PLUGIN_DIR := $(CURDIR)/plugins.d
 # Plugins join this list when they work; placeholders are built but not installed.
-SWIFT_PLUGINS := PNGCoder FileLoader SVGCoder PDFCoder HEIFCoder AVIFCoder GIFCoder WebPCoder JPEGCoder HTTPLoader RedisCache
-# Plugins that declare their needs in their own folder (Plugins/<Name>/plugin.conf) join by being there.
-SWIFT_PLUGINS += $(patsubst Plugins/%/plugin.conf,%,$(wildcard Plugins/*/plugin.conf))
+# Every plugin SwiftPM builds declares its needs in its own folder (Plugins/<Name>/plugin.conf) and joins by being there.
+SWIFT_PLUGINS := $(patsubst Plugins/%/plugin.conf,%,$(wildcard Plugins/*/plugin.conf))
 IMAGEPIPE := $(BIN)/imagepipe
 
 .PHONY: all bootstrap build plugins run test fuzz bench clean install uninstall deb deb-test

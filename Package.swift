@@ -46,22 +46,19 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Sources/System/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
 }
 
-let pluginNames = [
-    "PNGCoder", "FileLoader", "SVGCoder", "PDFCoder", "AVIFCoder", "HEIFCoder", "JPEGCoder", "GIFCoder", "WebPCoder",
-    "HTTPLoader",
-]
-
-/// Plugins written in C (a C target with the same linker rules); lib<name>.so like the Swift ones.
-let cPluginNames = ["RedisCache"]
-
-/// Plugins that declare what they need in their own folder (Plugins/<Name>/plugin.conf, see Plugins/README.md):
+/// Every plugin declares what it needs in its own folder (Plugins/<Name>/plugin.conf, see Plugins/README.md), so
 /// adding one touches nothing outside that folder. (SwiftPM caches this manifest's result by its text and the
-/// environment; the Makefile adds a digest of the plugin.conf files, IMAGEPIPE_PLUGIN_CONFS, to the environment.) Each line is "key: value"; this reads `system-library:` (a C
-/// library module in Plugins/<Name>/Sources/<Module>) and `depends:` (the plugin target's dependencies).
+/// environment; the Makefile adds a digest of the plugin.conf files, IMAGEPIPE_PLUGIN_CONFS, to the environment.)
+/// Each line is "key: value"; this reads `system-library:` (a C library module in Plugins/<Name>/Sources/<Module>,
+/// its pkg-config name or "-" for none, its Debian packages), `c-target:` (a C target of the plugin's own, in
+/// Plugins/<Name>/Sources/<Target>, and its dependencies), `depends:` (the plugin target's dependencies) and
+/// `kind: c` (the plugin itself is a C target, without the Swift plugin kit).
 struct DeclaredPlugin {
     let name: String
-    var systemLibraries: [(module: String, pkgConfig: String, apt: [String])] = []
+    var systemLibraries: [(module: String, pkgConfig: String?, apt: [String])] = []
+    var cTargets: [(name: String, dependencies: [String])] = []
     var dependencies: [String] = []
+    var isC = false
 
     static func all() -> [DeclaredPlugin] {
         let folder = packageRoot + "/Plugins"
@@ -75,8 +72,10 @@ struct DeclaredPlugin {
                 let words = parts[1].split(separator: " ").map(String.init)
                 switch parts[0] {
                 case "system-library" where words.count >= 2:
-                    plugin.systemLibraries.append((words[0], words[1], Array(words.dropFirst(2))))
+                    plugin.systemLibraries.append((words[0], words[1] == "-" ? nil : words[1], Array(words.dropFirst(2))))
+                case "c-target" where !words.isEmpty: plugin.cTargets.append((words[0], Array(words.dropFirst())))
                 case "depends": plugin.dependencies += words
+                case "kind": plugin.isC = words == ["c"]
                 default: continue
                 }
             }
@@ -85,10 +84,18 @@ struct DeclaredPlugin {
     }
 
     var targets: [Target] {
-        systemLibraries.map { library in
+        let libraries: [Target] = systemLibraries.map { library in
             .systemLibrary(name: library.module, path: "Plugins/\(name)/Sources/\(library.module)", pkgConfig: library.pkgConfig,
                            providers: [.apt(library.apt)])
-        } + [pluginTarget(name, dependencies: dependencies.map { .target(name: $0) }), pluginTests(name)]
+        }
+        let glue: [Target] = cTargets.map { target in
+            .target(name: target.name, dependencies: target.dependencies.map { .target(name: $0) }, path: "Plugins/\(name)/Sources/\(target.name)")
+        }
+        let plugin: Target = isC
+            ? .target(name: name, dependencies: ["PluginAPI"] + dependencies.map { .target(name: $0) }, path: "Plugins/\(name)/Sources/\(name)",
+                      linkerSettings: pluginLinkerSettings)
+            : pluginTarget(name, dependencies: dependencies.map { .target(name: $0) })
+        return libraries + glue + [plugin, pluginTests(name)]
     }
 }
 let declaredPlugins = DeclaredPlugin.all()
@@ -101,7 +108,7 @@ let package = Package(
         // What an out-of-tree Swift plugin depends on (Templates/SwiftPlugin): the C ABI and the Swift plugin kit.
         .library(name: "PluginAPI", targets: ["PluginAPI"]),
         .library(name: "PluginKit", targets: ["PluginKit"]),
-    ] + (pluginNames + cPluginNames + declaredPlugins.map(\.name)).map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    ] + declaredPlugins.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
     targets: [
         // The ABI and its helpers.
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
@@ -126,48 +133,18 @@ let package = Package(
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
         .executableTarget(name: "isolation-bench", dependencies: ["PipelineHost"], path: "Benchmarks/IsolationBench"),
 
-        // C libraries from Debian, through pkg-config.
-        systemLibrary("CLibPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
-        // PNGCodec deflates non-interlaced PNGs with libdeflate (about twice zlib's speed at the same size).
-        systemLibrary("CDeflate", pkgConfig: "libdeflate", apt: ["libdeflate-dev"]),
-        systemLibrary("CRsvg", pkgConfig: "librsvg-2.0", apt: ["librsvg2-dev"]),
-        systemLibrary("CPoppler", pkgConfig: "poppler-glib", apt: ["libpoppler-glib-dev"]),
-        systemLibrary("CAVIF", pkgConfig: "libavif", apt: ["libavif-dev"]),
-        systemLibrary("CHEIF", pkgConfig: "libheif", apt: ["libheif-dev"]),
-        // HEIFCoder drives libde265 (libheif's own HEVC decoder library) with worker threads: see HEVCDecoder.
-        systemLibrary("CDE265", pkgConfig: "libde265", apt: ["libde265-dev"]),
-        systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"]),
-        // giflib ships no .pc file: its module map links "gif" directly.
-        .systemLibrary(name: "CGIF", path: "Sources/System/CGIF", providers: [.apt(["libgif-dev"])]),
-        systemLibrary("CWebP", pkgConfig: "libwebpdemux", apt: ["libwebp-dev"]),
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
-        // Little CMS 2: every ICC transform of the host's colour step, and CMYK JPEGs in JPEGCodec.
+        // C libraries from Debian that more than one part of the tree uses (a plugin's own are in its folder).
+        // Little CMS 2: every ICC transform of the host's colour step, CMYK JPEGs in JPEGCodec.
         systemLibrary("CLCMS2", pkgConfig: "lcms2", apt: ["liblcms2-dev"]),
-
-        // The service: an embedded HTTP server, and hiredis for the shared cache tier.
+        // libcurl's typed setopt wrappers, shared by HTTPLoader and S3Loader.
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        // The service's embedded HTTP server.
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
-        systemLibrary("CHiredis", pkgConfig: "hiredis", apt: ["libhiredis-dev"]),
-        // Plugins.
-        .target(name: "RedisCache", dependencies: ["PluginAPI", "CHiredis"], path: "Plugins/RedisCache/Sources/RedisCache",
-                linkerSettings: pluginLinkerSettings),
-        pluginTarget("PNGCoder", dependencies: ["PNGCodec"]),
-        .target(name: "PNGCodec", dependencies: ["PluginAPI", "CLibPNG", "CDeflate"], path: "Plugins/PNGCoder/Sources/PNGCodec"),
-        pluginTarget("FileLoader", dependencies: []),
-        pluginTarget("SVGCoder", dependencies: ["CRsvg"]),
-        pluginTarget("PDFCoder", dependencies: ["CPoppler"]),
-        pluginTarget("AVIFCoder", dependencies: ["CAVIF"]),
-        pluginTarget("HEIFCoder", dependencies: ["CHEIF", "HEVCDecoder"]),
-        .target(name: "HEVCDecoder", dependencies: ["CHEIF", "CDE265"], path: "Plugins/HEIFCoder/Sources/HEVCDecoder"),
-        pluginTarget("JPEGCoder", dependencies: ["JPEGCodec"]),
-        .target(name: "JPEGCodec", dependencies: ["PluginAPI", "CJPEG", "CLCMS2"], path: "Plugins/JPEGCoder/Sources/JPEGCodec"),
-        pluginTarget("GIFCoder", dependencies: ["CGIF"]),
-        pluginTarget("WebPCoder", dependencies: ["CWebP"]),
-        pluginTarget("HTTPLoader", dependencies: ["CCurl"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineHostTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/PipelineHostTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["PipelineHost", "TestSupport"], path: "Tests/EndToEndTests"),
-    ] + (pluginNames + cPluginNames).map(pluginTests) + declaredPlugins.flatMap(\.targets),
+    ] + declaredPlugins.flatMap(\.targets),
     swiftLanguageModes: [.v6]
 )
