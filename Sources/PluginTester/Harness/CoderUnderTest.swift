@@ -265,6 +265,42 @@ struct CoderUnderTest: @unchecked Sendable {
         return Outcome(status: IP_STATUS_INTERNAL, message: "unreachable", problems: problems)
     }
 
+    /// Converts `data` for one of the descriptor's transcode pairs ("from>to") through the ABI 1.1 transcode slot.
+    func transcode(_ data: [UInt8], pair: String, label: String) -> Outcome<[UInt8]> {
+        guard let transcode = table.transcode else { return Outcome(status: IP_STATUS_UNSUPPORTED, message: "no transcode slot") }
+        let formats = pair.split(separator: ">", omittingEmptySubsequences: false).map(String.init)
+        guard formats.count == 2 else { return Outcome(status: IP_STATUS_INTERNAL, message: "'\(pair)' is not from>to") }
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        var byteSink = ip_byte_sink(struct_size: UInt32(MemoryLayout<ip_byte_sink>.size),
+                                    context: Unmanaged.passUnretained(sink).toOpaque(), write: { context, data, size in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            if size > 0, let data { sink.bytes += UnsafeBufferPointer(start: data, count: size) }
+            return ip_status(IP_STATUS_OK)
+        })
+        var options = ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size), quality: 0, speed: 0,
+                                        bit_depth: 0, flags: 0, loop_count: 0, settings: nil)
+        let call = TestCall()
+        var message = [CChar](repeating: 0, count: 1024)
+        let input = GuardedMemory.input(data)
+        defer { if let input { GuardedMemory.release(input) } }
+        let status = formats[0].withCString { source in
+            formats[1].withCString { target in
+                var request = ip_transcode_request(struct_size: UInt32(MemoryLayout<ip_transcode_request>.size),
+                                                   data: input.map { UnsafePointer($0.buffer) }, size: data.count,
+                                                   source_format: source, target_format: target, options: &options, call: call.handle)
+                return message.withUnsafeMutableBufferPointer { m in
+                    Watchdog.guarding(label, limit: callLimit) {
+                        transcode(&request, &byteSink, ip_message(buffer: m.baseAddress, capacity: m.count))
+                    }
+                }
+            }
+        }
+        var outcome = Outcome(status: status, message: ABICopy.text(message), value: sink.bytes)
+        outcome.problems = statusProblems(status, message: outcome.message) + call.problems
+        return outcome
+    }
+
     /// Encodes `frames` (borrowed images over `pixels`) through the encode slot into a byte array.
     /// `failAfter` makes the sink fail (IO) once that many bytes were written, to test that the encoder stops.
     func encode(_ frames: [(image: ip_image, pixels: [UInt8])], quality: UInt32 = 0, speed: UInt32 = 0, flags: UInt32 = 0, failAfter: Int? = nil,

@@ -23,6 +23,9 @@ struct PluginDescription: Codable, Sendable {
         var sniffBytes: Int
         var hasSniff: Bool
         var hasEncode: Bool
+        /// The "from>to" pairs of the ABI 1.1 transcode slot (empty without one).
+        var transcodes: [String] = []
+        var hasTranscode = false
 
         func has(_ flag: UInt64) -> Bool { capabilities & flag != 0 }
         var decodes: Bool { has(IP_CODER_CAN_DECODE) }
@@ -75,7 +78,8 @@ struct PluginDescription: Codable, Sendable {
                 id: CText.lenient(d.id), format: CText.lenient(d.format).lowercased(),
                 extensions: CText.lenientList(d.extensions).map { $0.lowercased() }, mimeTypes: CText.lenientList(d.mime_types),
                 capabilities: d.capabilities, priority: Int(d.priority), patterns: patterns, sniffBytes: Int(d.sniff_bytes),
-                hasSniff: table.sniff != nil, hasEncode: table.encode != nil))
+                hasSniff: table.sniff != nil, hasEncode: table.encode != nil,
+                transcodes: d.transcodes == nil ? [] : CText.lenientList(d.transcodes), hasTranscode: table.transcode != nil))
         }
         for table in try plugin.loaders() {
             let d = try ABICopy.read(table.table.descriptor, as: ip_loader_descriptor.self, named: "ip_loader_descriptor")
