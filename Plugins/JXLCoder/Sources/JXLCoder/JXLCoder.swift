@@ -7,7 +7,8 @@ import PluginKit
 /// `IP_CODER_THREAD_SAFE`: every call makes its own libjxl decoder or encoder and its own thread runner; libjxl
 /// keeps no shared mutable state. No `IP_CODER_SCALES`: the host resamples the full-size decode (libjxl 0.7 has no
 /// downscaled decode of a whole image; a progressive pass is a lower-quality preview, not a resize).
-/// `transcodes`: lossless JPEG recompression both ways (`JXLTranscoding`).
+/// `transcodes`: lossless JPEG recompression both ways (`JXLTranscoding`). Incremental: progressive previews
+/// (`JXLIncrementalSession`).
 let jxlDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.jxl/1", name: "JPEG XL (libjxl)", version: "1.0.0", format: "jxl",
     mimeTypes: ["image/jxl"], extensions: ["jxl"],
@@ -20,9 +21,10 @@ let jxlDescriptor = Descriptors.coder(
 
 /// The coder's table, built by the kit from the implementations.
 let jxlCoder = CoderTable.make(descriptor: jxlDescriptor, decoder: JXLDecoding.self, frames: JXLFrameIterator.self,
-                               encoder: JXLEncoding.self, transcoder: JXLTranscoding.self)
+                               incremental: JXLIncrementalSession.self, encoder: JXLEncoding.self, transcoder: JXLTranscoding.self)
 
 extension JXLDecoding: PluginDecoding {}
 extension JXLFrameIterator: FrameIterating {}
+extension JXLIncrementalSession: IncrementalDecoding {}
 extension JXLEncoding: PluginEncoding {}
 extension JXLTranscoding: PluginTranscoding {}

@@ -25,8 +25,9 @@ final class JXLDecoder {
     private var pendingDuration = 0
     private var finished = false
 
-    /// What a decoder is for: the header only (probe of a still), frame headers (counting frames), or pixels.
-    enum Reading { case header, frameHeaders, pixels }
+    /// What a decoder is for: the header only (probe of a still), frame headers (counting frames), pixels, or a
+    /// preview of the first frame from the bytes received so far (the input is left open; `preview`).
+    enum Reading { case header, frameHeaders, pixels, preview }
 
     /// A decoder of `data`, or, when libjxl refuses a container as invalid or truncated, of the codestream taken out
     /// of it (`JXLContainer`: libjxl 0.7 misreads 64-bit box sizes). `retained` keeps that codestream alive for the
@@ -67,12 +68,14 @@ final class JXLDecoder {
         if let runner { check(JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, runner), "its thread runner") }
         var events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue)
         if reading != .header { events |= Int32(JXL_DEC_FRAME.rawValue) }
-        if reading == .pixels { events |= Int32(JXL_DEC_FULL_IMAGE.rawValue) }
+        if reading == .pixels || reading == .preview { events |= Int32(JXL_DEC_FULL_IMAGE.rawValue) }
         check(JxlDecoderSubscribeEvents(decoder, events), "the event subscription")
+        // Previews flush after every pass of the frame, not only after its DC (libjxl's default detail).
+        if reading == .preview { check(JxlDecoderSetProgressiveDetail(decoder, kPasses), "progressive detail") }
         // Straight alpha whatever the file stores, as the host expects from a coder that says so.
         check(JxlDecoderSetUnpremultiplyAlpha(decoder, 1), "unpremultiplied alpha")
         check(JxlDecoderSetInput(decoder, data.baseAddress, data.count), "its input")
-        JxlDecoderCloseInput(decoder)
+        if reading != .preview { JxlDecoderCloseInput(decoder) }
         var basic = JxlBasicInfo()
         var colorFacts = ColorFacts()
         var haveInfo = false, haveColor = false
@@ -84,6 +87,8 @@ final class JXLDecoder {
             case JXL_DEC_COLOR_ENCODING:
                 colorFacts = Self.readColor(decoder, basic: basic)
                 haveColor = true
+            case JXL_DEC_NEED_MORE_INPUT where reading == .preview:
+                failure = PluginFailure(IP_STATUS_NEED_MORE, "the JPEG XL header has not all arrived")
             case JXL_DEC_NEED_MORE_INPUT:
                 failure = .truncated(haveInfo ? "the JPEG XL file ends before its colour encoding" : "the JPEG XL file ends inside its header")
             case JXL_DEC_ERROR:
@@ -171,6 +176,49 @@ final class JXLDecoder {
             default:
                 continue
             }
+        }
+    }
+
+    /// The first frame as far as the bytes so far draw it (a decoder made for `.preview`): libjxl's progressive
+    /// passes flushed into a host buffer (`JxlDecoderFlushImage`), or the whole frame once its last byte is in.
+    /// nil before libjxl can draw anything (the frame's first group has not arrived).
+    func preview(call: OpaquePointer?) throws -> ip_image? {
+        var output: ip_image?
+        var format = JxlPixelFormat(num_channels: 4, data_type: sixteenBit ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
+                                    endianness: JXL_NATIVE_ENDIAN, align: 0)
+        func finished(_ image: ip_image) -> ip_image {
+            var image = image
+            image.alpha_mode = ip_alpha_mode(hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE)
+            color.write(into: &image, call: call)
+            return image
+        }
+        do {
+            while true {
+                try Host.checkCancellation(call)
+                switch JxlDecoderProcessInput(decoder) {
+                case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                    output = try allocateOutput(&format, call: call)
+                case JXL_DEC_FULL_IMAGE:
+                    guard let image = output else { throw PluginFailure.internalError("libjxl finished a frame without a buffer") }
+                    return finished(image)
+                case JXL_DEC_NEED_MORE_INPUT, JXL_DEC_FRAME_PROGRESSION:
+                    guard let image = output else { return nil }
+                    guard JxlDecoderFlushImage(decoder) == JXL_DEC_SUCCESS else {
+                        Host.freePixels(call, image.pixels)
+                        return nil
+                    }
+                    return finished(image)
+                case JXL_DEC_SUCCESS:
+                    throw PluginFailure.invalidData("the JPEG XL file has no frame")
+                case JXL_DEC_ERROR:
+                    throw PluginFailure.invalidData("libjxl could not decode the bytes so far")
+                default:
+                    continue
+                }
+            }
+        } catch {
+            if let image = output { Host.freePixels(call, image.pixels) }
+            throw error
         }
     }
 
