@@ -142,7 +142,8 @@ enum DescriptorChecks {
         if caps & (1 << 8) != 0 {
             context.warn("\(named) sets the retired bit 8 (TINTS before 1.0's freeze): list IP_DECODE_EXTENSION_TINT in decode_extensions")
         }
-        checkUnknownBits(caps, known: ((1 << 11) - 1) & ~(1 << 8), named, context)
+        // Bits 0–11 (bit 8 retired); bit 11, IP_CODER_TRANSCODES, is ABI 1.1's.
+        checkUnknownBits(caps, known: ((1 << 12) - 1) & ~(1 << 8), named, context)
         if d.decode_extensions != nil {
             var index = 0
             while let item = d.decode_extensions![index], index < 64 {
