@@ -62,3 +62,38 @@ struct JXLIncrementalTests {
         #expect(status != nil && status == failureStatus { _ = try coders.decode(data: half) }, "\(String(describing: status))")
     }
 }
+
+/// Shrink-on-load from the DC pass: a lossy still whose thumbnail needs at most 1:8 decodes only its DC, and the
+/// result stays close to a full decode resampled by the host.
+@Suite("JPEG XL DC thumbnails")
+struct JXLDCThumbnailTests {
+    @Test("a 2048x1536 lossy photo at 200 px: DC-only equals full decode + resample within 40 dB PSNR; lossless files decode fully")
+    func dcThumbnailQuality() throws {
+        let convert = try Skip.unlessTool("convert"), cjxl = try Skip.unlessTool("cjxl")
+        let folder = try TestPaths.temporaryDirectory("jxl-dc")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try CommandLine.run(convert, ["-size", "2048x1536", "-seed", "8", "plasma:fractal", "-blur", "0x1", "-depth", "8", folder + "/in.png"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let encoded = try CommandLine.run(cjxl, [folder + "/in.png", folder + "/lossy.jxl", "-d", "1"])
+        try #require(encoded.status == 0, "\(encoded.stderr)")
+        let coders = try JXLTesting.coders()
+        let bytes = try TestFiles.read(folder + "/lossy.jxl")
+        let box = PixelSize(width: 200, height: 200)
+        let clock = ContinuousClock()
+        var thumbnail: Image?
+        let dcTime = try clock.measure { thumbnail = try coders.decode(data: bytes, options: DecodeOptions(thumbnailSize: box)) }
+        var full: Image?
+        let fullTime = try clock.measure { full = try coders.decode(data: bytes) }
+        let small = try #require(thumbnail), whole = try #require(full)
+        let reference = try ImageTransformers.Resize.resample(whole, to: box, mode: .fit)
+        #expect((small.width, small.height) == (reference.width, reference.height))
+        var squared = 0.0
+        for (a, b) in zip(small.bytes, reference.bytes) {
+            let difference = Double(Int(a) - Int(b))
+            squared += difference * difference
+        }
+        let psnr = 10 * log10(65025 / max(squared / Double(small.bytes.count), 1e-9))
+        #expect(psnr >= 40, "DC thumbnail vs full decode + resample: PSNR \(psnr) dB")
+        print("jxl DC thumbnail 2048x1536 -> 200 px: PSNR \(psnr) dB vs full decode + resample; DC decode \(dcTime), full decode \(fullTime)")
+    }
+}

@@ -5,14 +5,15 @@ import PluginKit
 /// box ("JXL " box type, then the 0D 0A 87 0A marker). Both are exact, so no sniff is needed.
 ///
 /// `IP_CODER_THREAD_SAFE`: every call makes its own libjxl decoder or encoder and its own thread runner; libjxl
-/// keeps no shared mutable state. No `IP_CODER_SCALES`: the host resamples the full-size decode (libjxl 0.7 has no
-/// downscaled decode of a whole image; a progressive pass is a lower-quality preview, not a resize).
+/// keeps no shared mutable state. No `IP_CODER_SCALES`: the host resamples what decode returns (libjxl 0.7 has no
+/// downscaled decode). `IP_CODER_FAST_THUMBNAIL`: a lossy still whose thumbnail needs at most 1:8 decodes its DC
+/// pass only (`JXLDecoding.dcThumbnail`).
 /// `transcodes`: lossless JPEG recompression both ways (`JXLTranscoding`). Incremental: progressive previews
 /// (`JXLIncrementalSession`).
 let jxlDescriptor = Descriptors.coder(
     id: "org.imagepipe.coder.jxl/1", name: "JPEG XL (libjxl)", version: "1.0.0", format: "jxl",
     mimeTypes: ["image/jxl"], extensions: ["jxl"],
-    capabilities: IP_CODER_THREAD_SAFE,
+    capabilities: IP_CODER_THREAD_SAFE | IP_CODER_FAST_THUMBNAIL,
     patterns: [
         MagicPattern(bytes: [0xFF, 0x0A], relevance: 90),
         MagicPattern(bytes: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A], relevance: 100),

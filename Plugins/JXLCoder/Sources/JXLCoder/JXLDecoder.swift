@@ -27,7 +27,7 @@ final class JXLDecoder {
 
     /// What a decoder is for: the header only (probe of a still), frame headers (counting frames), pixels, or a
     /// preview of the first frame from the bytes received so far (the input is left open; `preview`).
-    enum Reading { case header, frameHeaders, pixels, preview }
+    enum Reading { case header, frameHeaders, pixels, preview, dc }
 
     /// A decoder of `data`, or, when libjxl refuses a container as invalid or truncated, of the codestream taken out
     /// of it (`JXLContainer`: libjxl 0.7 misreads 64-bit box sizes). `retained` keeps that codestream alive for the
@@ -68,10 +68,12 @@ final class JXLDecoder {
         if let runner { check(JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, runner), "its thread runner") }
         var events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue)
         if reading != .header { events |= Int32(JXL_DEC_FRAME.rawValue) }
-        if reading == .pixels || reading == .preview { events |= Int32(JXL_DEC_FULL_IMAGE.rawValue) }
+        if reading == .pixels || reading == .preview || reading == .dc { events |= Int32(JXL_DEC_FULL_IMAGE.rawValue) }
+        if reading == .dc { events |= Int32(JXL_DEC_FRAME_PROGRESSION.rawValue) }
         check(JxlDecoderSubscribeEvents(decoder, events), "the event subscription")
         // Previews flush after every pass of the frame, not only after its DC (libjxl's default detail).
         if reading == .preview { check(JxlDecoderSetProgressiveDetail(decoder, kPasses), "progressive detail") }
+        if reading == .dc { check(JxlDecoderSetProgressiveDetail(decoder, kDC), "progressive detail") }
         // Straight alpha whatever the file stores, as the host expects from a coder that says so.
         check(JxlDecoderSetUnpremultiplyAlpha(decoder, 1), "unpremultiplied alpha")
         check(JxlDecoderSetInput(decoder, data.baseAddress, data.count), "its input")
@@ -106,6 +108,11 @@ final class JXLDecoder {
         width = Int(rotated ? basic.ysize : basic.xsize)
         height = Int(rotated ? basic.xsize : basic.ysize)
         if failure == nil { failure = Self.limitFailure(width: width, height: height, limits) }
+        if failure == nil, Self.hasBlackChannel(decoder, basic) {
+            // libjxl 0.7 returns the colour channels of a CMYK image without applying K (and without a CMYK→RGB
+            // step), so its pixels would be silently wrong: refuse instead.
+            failure = .unsupported("CMYK JPEG XL (a black extra channel) is not decoded: libjxl 0.7 gives its colour channels without K")
+        }
         // Every stored property is set, so deinit frees the decoder and the runner (Swift runs it when an
         // initializer throws after that point).
         if let failure { throw failure }
@@ -268,6 +275,14 @@ final class JXLDecoder {
             facts.icc = nil
         }
         return facts
+    }
+
+    /// Whether an extra channel is K, the black of a CMYK image (at most 256 channels are looked at).
+    private static func hasBlackChannel(_ decoder: OpaquePointer, _ basic: JxlBasicInfo) -> Bool {
+        (0..<min(Int(basic.num_extra_channels), 256)).contains { index in
+            var channel = JxlExtraChannelInfo()
+            return JxlDecoderGetExtraChannelInfo(decoder, Int(index), &channel) == JXL_DEC_SUCCESS && channel.type == JXL_CHANNEL_BLACK
+        }
     }
 
     private static func limitFailure(width: Int, height: Int, _ limits: ip_limits) -> PluginFailure? {

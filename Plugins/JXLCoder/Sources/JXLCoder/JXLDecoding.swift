@@ -34,6 +34,10 @@ enum JXLDecoding {
         let view = try DecodeRequestView(request)
         try view.requireSinglePage("a JPEG XL file")
         let wanted = try view.requestedFrame()
+        if wanted == 0, view.thumbnailSize != nil, let thumbnail = try dcThumbnail(view) {
+            ABIStruct.write(thumbnail, to: image)
+            return
+        }
         let decoder = try JXLDecoder.make(view.data, limits: view.options.limits, threads: view.options.threads, reading: .pixels)
         if wanted > 0 && !decoder.isAnimated {
             throw PluginFailure.notFound("frame \(wanted) does not exist: the JPEG XL file is a still image (1 frame)")
@@ -51,6 +55,20 @@ enum JXLDecoding {
         }
         decoder.color.write(into: &output, call: view.call)
         ABIStruct.write(output, to: image)
+    }
+
+    /// Shrink-on-load for a still whose thumbnail needs at most an eighth of its size in both dimensions: the DC
+    /// pass alone (the 1:8 image every VarDCT frame sends before its detail), flushed at full size
+    /// (`JxlDecoderFlushImage`), so the AC groups are never decoded; the host then resamples as usual. nil when the
+    /// thumbnail needs more detail, for animations and for files kept in their original colour profile (lossless
+    /// or modular: no DC pass); the caller then decodes fully. A lossy file without a DC step gives its whole frame.
+    static func dcThumbnail(_ view: DecodeRequestView) throws -> ip_image? {
+        let decoder = try JXLDecoder.make(view.data, limits: view.options.limits, threads: view.options.threads, reading: .dc)
+        guard !decoder.isAnimated, decoder.info.uses_original_profile == 0 else { return nil }
+        let placed = Host.place(sourceWidth: Double(decoder.width), sourceHeight: Double(decoder.height), options: view.options)
+        let drawnWidth = Double(decoder.width) * placed.scale_x, drawnHeight = Double(decoder.height) * placed.scale_y
+        guard drawnWidth * 8 <= Double(decoder.width), drawnHeight * 8 <= Double(decoder.height) else { return nil }
+        return try decoder.preview(call: view.call)
     }
 
     /// The ISO BMFF container (signature box) rather than a naked codestream.

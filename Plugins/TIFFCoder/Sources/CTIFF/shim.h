@@ -17,14 +17,28 @@ typedef struct ip_tiff_source {
     char error[512];
 } ip_tiff_source;
 
+/* Copies up to `count` bytes at *offset of data[0..<size] to buffer and advances *offset: the one read rule of the
+ * source and the sink. */
+static inline tmsize_t ip_tiff_copy_out(const uint8_t *data, uint64_t size, uint64_t *offset, void *buffer, tmsize_t count) {
+    if (count <= 0 || *offset >= size) return 0;
+    uint64_t left = size - *offset;
+    uint64_t n = (uint64_t)count < left ? (uint64_t)count : left;
+    memcpy(buffer, data + *offset, (size_t)n);
+    *offset += n;
+    return (tmsize_t)n;
+}
+
+/* Keeps the first error as "module: message" in buffer (later ones are dropped). */
+static inline void ip_tiff_keep_first_error(char *buffer, size_t capacity, const char *module, const char *format, va_list arguments) {
+    if (buffer[0]) return;
+    int used = module ? snprintf(buffer, capacity, "%s: ", module) : 0;
+    if (used < 0) used = 0;
+    if ((size_t)used < capacity) vsnprintf(buffer + used, capacity - (size_t)used, format, arguments);
+}
+
 static inline tmsize_t ip_tiff_read(thandle_t handle, void *buffer, tmsize_t count) {
     ip_tiff_source *source = (ip_tiff_source *)handle;
-    if (count <= 0 || source->offset >= source->size) return 0;
-    uint64_t left = source->size - source->offset;
-    uint64_t n = (uint64_t)count < left ? (uint64_t)count : left;
-    memcpy(buffer, source->data + source->offset, (size_t)n);
-    source->offset += n;
-    return (tmsize_t)n;
+    return ip_tiff_copy_out(source->data, source->size, &source->offset, buffer, count);
 }
 
 static inline tmsize_t ip_tiff_write(thandle_t handle, void *buffer, tmsize_t count) {
@@ -61,11 +75,7 @@ static inline void ip_tiff_unmap(thandle_t handle, void *base, toff_t size) {
 static inline int ip_tiff_error(TIFF *tiff, void *user, const char *module, const char *format, va_list arguments) {
     (void)tiff;
     ip_tiff_source *source = (ip_tiff_source *)user;
-    if (source && !source->error[0]) {
-        int used = module ? snprintf(source->error, sizeof source->error, "%s: ", module) : 0;
-        if (used < 0) used = 0;
-        if ((size_t)used < sizeof source->error) vsnprintf(source->error + used, sizeof source->error - (size_t)used, format, arguments);
-    }
+    if (source) ip_tiff_keep_first_error(source->error, sizeof source->error, module, format, arguments);
     return 1; /* handled: libtiff's process-wide handler (stderr) is not called */
 }
 
@@ -102,12 +112,7 @@ typedef struct ip_tiff_sink {
 
 static inline tmsize_t ip_tiff_sink_read(thandle_t handle, void *buffer, tmsize_t count) {
     ip_tiff_sink *sink = (ip_tiff_sink *)handle;
-    if (count <= 0 || sink->offset >= sink->size) return 0;
-    uint64_t left = sink->size - sink->offset;
-    uint64_t n = (uint64_t)count < left ? (uint64_t)count : left;
-    memcpy(buffer, sink->data + sink->offset, (size_t)n);
-    sink->offset += n;
-    return (tmsize_t)n;
+    return ip_tiff_copy_out(sink->data, sink->size, &sink->offset, buffer, count);
 }
 
 static inline tmsize_t ip_tiff_sink_write(thandle_t handle, void *buffer, tmsize_t count) {
@@ -152,11 +157,7 @@ static inline int ip_tiff_no_map(thandle_t handle, void **base, toff_t *size) {
 static inline int ip_tiff_sink_error(TIFF *tiff, void *user, const char *module, const char *format, va_list arguments) {
     (void)tiff;
     ip_tiff_sink *sink = (ip_tiff_sink *)user;
-    if (sink && !sink->error[0]) {
-        int used = module ? snprintf(sink->error, sizeof sink->error, "%s: ", module) : 0;
-        if (used < 0) used = 0;
-        if ((size_t)used < sizeof sink->error) vsnprintf(sink->error + used, sizeof sink->error - (size_t)used, format, arguments);
-    }
+    if (sink) ip_tiff_keep_first_error(sink->error, sizeof sink->error, module, format, arguments);
     return 1;
 }
 
