@@ -4,7 +4,8 @@ import PluginAPI
 import Synchronization
 import VersionedStructs
 
-/// Loaders: the callback contract of loader.h on real transfers — files for the file scheme, the HTTP test server
+/// Loaders: the callback contract of loader.h on real transfers — files for the file scheme, URLs that carry their
+/// body for data:, the HTTP test server
 /// (Tests/HTTPTestServer/http_test_server.py) for http.
 enum LoaderChecks {
     static let all: [CheckDefinition] = [configuration, contract, concurrency]
@@ -47,6 +48,25 @@ enum LoaderChecks {
     /// Pattern bytes: byte i is i % 251 (the test server's generated bodies use the same rule).
     static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }
 
+    /// RFC 4648 base64 with padding (the tester links no Foundation).
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let a = UInt32(bytes[index]), b = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
+            let c = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
+            let word = a << 16 | b << 8 | c
+            out.append(alphabet[Int(word >> 18 & 63)])
+            out.append(alphabet[Int(word >> 12 & 63)])
+            out.append(index + 1 < bytes.count ? alphabet[Int(word >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(index + 2 < bytes.count ? alphabet[Int(word & 63)] : UInt8(ascii: "="))
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// The places a loader is tested against: URLs for a small, an empty and a big body, and failing cases.
     /// `@unchecked Sendable`: concurrent workers only read its strings.
     struct Fixture: @unchecked Sendable {
@@ -71,8 +91,16 @@ enum LoaderChecks {
                            failures: [("file://\(folder)", "a folder"), ("file://\(folder)/missing.bin", "a missing file")],
                            slow: "file://\(folder)/big.bin", folder: folder)
         }
+        if loader.info.schemes.contains("data") {
+            // RFC 2397 URLs carry their body: base64 for the binary bodies, failures that no decoder may accept.
+            let url = { (bytes: [UInt8]) in "data:application/octet-stream;base64," + base64(bytes) }
+            return Fixture(small: url(pattern(100)), empty: "data:,", big: url(pattern(bigSize)), bigSize: bigSize,
+                           missing: "data:;base64,@@@@",
+                           failures: [("data:;base64,@@@@", "invalid base64"), ("data:no-comma-here", "a data: URL without a comma")],
+                           slow: url(pattern(bigSize)), folder: folder)
+        }
         guard loader.info.schemes.contains("http") else {
-            throw context.skip("no fixture for the schemes \(loader.info.schemes.joined(separator: ", ")) (file and http are tested)")
+            throw context.skip("no fixture for the schemes \(loader.info.schemes.joined(separator: ", ")) (file, data and http are tested)")
         }
         guard let script = context.settings.serverScript else {
             throw context.skip("the HTTP test server script (Tests/HTTPTestServer/http_test_server.py) was not found")
