@@ -64,4 +64,29 @@ struct LosslessJPEGCLITests {
             #expect(!FileManager.default.fileExists(atPath: arguments[2]), "\(arguments[2]) was written")
         }
     }
+
+    @Test("over HTTP: a JPEG XL with reconstruction data gives its JPEG back, and a PNG rendered to JPEG is fetched once")
+    func remoteSources() throws {
+        let folder = try TestPaths.temporaryDirectory("lossless-jpeg-http")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let host = try PluginSandbox.host(loading: ["libJPEGCoder.so", "libJXLCoder.so", "libPNGCoder.so"])
+        var pixels: [UInt8] = []
+        for y in 0..<48 { for x in 0..<64 { pixels += [UInt8(x * 4), UInt8(y * 5), 90, 255] } }
+        let picture = try Image(width: 64, height: 48, pixelFormat: .rgba8, alphaMode: .none, bytes: pixels)
+        let jpeg = try host.coders.encode(picture, format: "jpeg")
+        guard case .converted(let jxl) = try host.coders.transcode(data: jpeg, to: "jxl") else {
+            Issue.record("the JPEG could not be recompressed"); return
+        }
+        _ = try TestFiles.write(jxl, to: folder + "/photo.jxl")
+        _ = try TestFiles.write(try host.coders.encode(picture, format: "png"), to: folder + "/image.png")
+        let server = try TestHTTPServer(root: folder)
+        let back = try Self.render([server.url("/photo.jxl"), "-o", folder + "/back.jpg", "--no-cache"])
+        try #require(back.status == 0, "\(back.stderr)")
+        #expect(try TestFiles.read(folder + "/back.jpg") == jpeg, "not the original JPEG")
+        // A source no coder transcodes takes the pixel path from the bytes already fetched: one request, not two.
+        let plain = try Self.render([server.url("/image.png"), "-o", folder + "/image.jpg", "--no-cache"])
+        try #require(plain.status == 0, "\(plain.stderr)")
+        #expect(try server.requestCount("/image.png") == 1)
+        #expect((try host.coders.decode(data: try TestFiles.read(folder + "/image.jpg"))).width == 64)
+    }
 }

@@ -87,10 +87,18 @@ enum RenderCommand: Command {
     private static func render(_ source: RenderSource, format: String, options: DecodeOptions, transformers: [any ImageTransforming],
                                encodeOptions: EncodeOptions, args: Arguments, host: PluginHost, manager: ImageManager) async throws -> [UInt8] {
         let loadOptions = try LoadArguments.loadOptions(args)
-        if let converted = try await transcoded(source, format: format, options: options, transformers: transformers,
-                                                encodeOptions: encodeOptions, args: args, host: host, manager: manager,
-                                                loadOptions: loadOptions) {
-            return converted
+        var source = source, options = options
+        switch try await transcoded(source, format: format, options: options, transformers: transformers, encodeOptions: encodeOptions,
+                                    args: args, host: host, manager: manager, loadOptions: loadOptions) {
+        case .converted(let bytes): return bytes
+        case .declined(let loaded):
+            // A remote source is decoded from the bytes already fetched, not fetched again (nothing of the manager's
+            // path is lost: relative references resolve against file: URLs only). A local file is read again.
+            if case .url(let url) = source, PipelineSetup.isRemote(url) {
+                source = .bytes(loaded)
+                options.sourceURL = url
+            }
+        case .notAttempted: break
         }
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
@@ -120,11 +128,9 @@ enum RenderCommand: Command {
     /// The source converted to `format` without pixels (`CodersManager.transcode`), when that can apply: with
     /// --lossless-jpeg (an error when impossible), or on its own when nothing asks for other pixels than the
     /// source's (no processing, no --quality, --lossless or --background) and some coder converts to `format`.
-    /// nil: take the pixel path. A declined file is then loaded again by the manager, which keeps every rule of
-    /// that path (a local file is read twice; a remote one comes from the data cache the first load filled).
     private static func transcoded(_ source: RenderSource, format: String, options: DecodeOptions, transformers: [any ImageTransforming],
                                    encodeOptions: EncodeOptions, args: Arguments, host: PluginHost, manager: ImageManager,
-                                   loadOptions: LoadOptions) async throws -> [UInt8]? {
+                                   loadOptions: LoadOptions) async throws -> Transcoded {
         let asked = args.flag("lossless-jpeg")
         let keepsPixels = options.resultKeyTerms.isEmpty && transformers.isEmpty
         let encoderTuned = ["quality", "lossless", "background", "encoder-option"].filter { args.given($0) }
@@ -134,17 +140,25 @@ enum RenderCommand: Command {
             }
             if let option = encoderTuned.first { throw UsageError("--lossless-jpeg stores the JPEG's own data: --\(option) does not apply") }
         } else {
-            guard keepsPixels, encoderTuned.isEmpty, host.coders.offersTranscoding(to: format) else { return nil }
+            guard keepsPixels, encoderTuned.isEmpty, host.coders.offersTranscoding(to: format) else { return .notAttempted }
         }
         let data = switch source {
         case .bytes(let data): data
         case .url(let url): try await manager.originalData(for: ImageRequest(url: url, options: options, loadOptions: loadOptions)).bytes
         }
         switch try host.coders.transcode(data: data, to: format, options: encodeOptions, limits: options.limits) {
-        case .converted(let bytes): return bytes
+        case .converted(let bytes): return .converted(bytes)
         case .declined(let reason):
             if asked { throw PipelineError.encodingFailed(coder: "host", status: .unsupported, message: "--lossless-jpeg: \(reason)") }
-            return nil
+            return .declined(loaded: data)
         }
+    }
+
+    /// What `transcoded` did: the converted file, a decline with the source's bytes it loaded to try (the pixel path
+    /// may reuse them), or nothing because a transcode cannot apply.
+    enum Transcoded {
+        case converted([UInt8])
+        case declined(loaded: [UInt8])
+        case notAttempted
     }
 }
