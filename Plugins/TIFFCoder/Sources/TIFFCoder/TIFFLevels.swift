@@ -10,9 +10,8 @@ import PluginKit
 /// chain: vips `--pyramid`, ImageMagick `PTIF:`, GDAL's internal overviews) and SubIFDs (the page's SubIFD tag:
 /// vips `--subifd`, OME-TIFF, DNG previews). Copies inside a SubIFD's own SubIFDs (deeper trees) are not followed.
 ///
-/// A copy stands in for the page only when that gives the page's result up to resampling (the rule of the HEIF
-/// coder's embedded thumbnails): it covers the drawn size in both dimensions, the host's placement on it yields the
-/// same output size, its aspect is within 3 % of the page's, and it has alpha exactly when the page has.
+/// A copy stands in for the page by PluginKit's `StandIn` rule (the one HEIF's embedded thumbnails follow), and only
+/// when it has alpha exactly when the page has.
 enum TIFFLevels {
     struct Level {
         enum Place: Equatable {
@@ -25,7 +24,6 @@ enum TIFFLevels {
         let height: Int
     }
 
-    static let maxAspectDifference = 0.03
     /// At most this many copies per page are considered (a hostile file may list thousands of SubIFDs).
     static let maxLevels = 64
 
@@ -57,25 +55,12 @@ enum TIFFLevels {
         return levels
     }
 
-    /// The smallest copy that can stand in for the page at the request's size, or nil (decode the page itself).
-    /// `page` is the page's stored size; `transposed` when its orientation swaps width and height.
+    /// The smallest copy that can stand in for the page at the request's size (PluginKit's `StandIn` rule), or nil
+    /// (decode the page itself). `page` is the page's stored size; `transposed` when its orientation swaps width and
+    /// height, which it does for its copies alike.
     static func choose(_ levels: [Level], page: (width: Int, height: Int), transposed: Bool, request view: DecodeRequestView) -> Level? {
-        guard view.thumbnailSize != nil, page.width > 0, page.height > 0 else { return nil }
-        func display(_ width: Int, _ height: Int) -> (Double, Double) {
-            transposed ? (Double(height), Double(width)) : (Double(width), Double(height))
-        }
-        let (fullWidth, fullHeight) = display(page.width, page.height)
-        let wanted = Host.place(sourceWidth: fullWidth, sourceHeight: fullHeight, options: view.options)
-        let drawnWidth = Double(roundDimension(fullWidth * wanted.scale_x))
-        let drawnHeight = Double(roundDimension(fullHeight * wanted.scale_y))
-        let aspect = fullWidth / fullHeight
-        let usable = levels.filter { level in
-            let (width, height) = display(level.width, level.height)
-            guard width * height < fullWidth * fullHeight, width >= drawnWidth, height >= drawnHeight,
-                  abs(width / height / aspect - 1) <= maxAspectDifference else { return false }
-            let placed = Host.place(sourceWidth: width, sourceHeight: height, options: view.options)
-            return placed.out_width == wanted.out_width && placed.out_height == wanted.out_height
-        }
-        return usable.min { $0.width * $0.height < $1.width * $1.height }
+        func display(_ width: Int, _ height: Int) -> (width: Int, height: Int) { transposed ? (height, width) : (width, height) }
+        let full = display(page.width, page.height)
+        return StandIn(full: full.width, full.height, request: view)?.smallest(of: levels) { display($0.width, $0.height) }
     }
 }
