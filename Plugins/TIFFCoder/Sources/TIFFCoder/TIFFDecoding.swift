@@ -66,32 +66,27 @@ enum TIFFDecoding {
         let stored = file.storedSize
         let (width, height) = orientation > 4 ? (stored.height, stored.width) : stored
         try view.checkLimits(width: width, height: height)
-        if let sample = TIFFBlockPixels.sample(of: file, highBitDepth: view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH))) {
-            var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA16)
+        /// The output of a reader that returns packed stored rows (`Pixel`-sized pixels of `Sample`s), placed in
+        /// display layout.
+        func emit<Sample, Pixel>(_ rows: [Sample], as _: Pixel.Type, format: ip_pixel_format, alpha: ip_alpha_mode, color: ColorFacts) throws {
+            var output = try Host.allocatePixels(view.call, width: width, height: height, format: format)
             guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
-            let samples = try TIFFBlockPixels.read(file, as: sample, call: view.call)
-            samples.withUnsafeBufferPointer { rows in
-                rows.withMemoryRebound(to: UInt64.self) { words in
-                    place(words.baseAddress!, stored: stored, orientation: orientation, into: pixels, stride: Int(output.stride))
-                }
+            rows.withUnsafeBytes { raw in
+                place(raw.bindMemory(to: Pixel.self).baseAddress!, stored: stored, orientation: orientation, into: pixels, stride: Int(output.stride))
             }
-            output.alpha_mode = ip_alpha_mode(!file.hasAlpha ? IP_ALPHA_NONE : file.alphaIsAssociated ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_STRAIGHT)
+            output.alpha_mode = alpha
             output.index = UInt32(view.options.page_index)
             color.write(into: &output, call: view.call)
             ABIStruct.write(output, to: image)
-            return
+        }
+        if let sample = TIFFBlockPixels.sample(of: file, highBitDepth: view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH))) {
+            let samples = try TIFFBlockPixels.read(file, as: sample, call: view.call)
+            let alpha = !file.hasAlpha ? IP_ALPHA_NONE : file.alphaIsAssociated ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_STRAIGHT
+            return try emit(samples, as: UInt64.self, format: IP_PIXEL_RGBA16, alpha: ip_alpha_mode(alpha), color: color)
         }
         if let cmyk = TIFFCMYK(file) {
-            var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)
-            guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
-            let rows = try cmyk.read(file, call: view.call)
-            rows.withUnsafeBytes { raw in
-                place(raw.bindMemory(to: UInt32.self).baseAddress!, stored: stored, orientation: orientation, into: pixels, stride: Int(output.stride))
-            }
-            output.alpha_mode = ip_alpha_mode(cmyk.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE)
-            output.index = UInt32(view.options.page_index)
-            ABIStruct.write(output, to: image)  // sRGB now: no colour facts
-            return
+            // sRGB once converted: no colour facts.
+            return try emit(try cmyk.read(file, call: view.call), as: UInt32.self, format: IP_PIXEL_RGBA8, alpha: ip_alpha_mode(cmyk.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE), color: ColorFacts())
         }
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(file.tiff, &message) != 0 else {
