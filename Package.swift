@@ -10,6 +10,7 @@
 //   Sources/PluginTester     the plugin tester behind `imagepipe plugin test` (checks, harness, report)
 //   Sources/VersionedStructs the one rule for reading a versioned ABI struct (host, PluginKit, tester)
 //   Sources/HostGeometry     the host's placement, offered to plugins as ip_host.place
+//   Sources/S3Client         the S3 protocol (SigV4 exchanges, uploads) shared by the S3Loader and S3Cache plugins
 //   Plugins/<Name>/Sources   one dynamic library per plugin (plus its C glue or system-library targets)
 //   Plugins/<Name>/Tests     that plugin's tests; they load only that plugin's .so from plugins.d
 //   Plugins/TemplateCoder    a plugin in plain C, built by the Makefile with cc (not by SwiftPM)
@@ -133,11 +134,17 @@ let package = Package(
         .executableTarget(name: "pipeline-bench", dependencies: ["PipelineHost"], path: "Benchmarks/PipelineBench"),
         .executableTarget(name: "isolation-bench", dependencies: ["PipelineHost"], path: "Benchmarks/IsolationBench"),
 
+        // The S3 protocol the S3Loader and S3Cache plugins share (linked into each; no Swift type crosses a plugin's boundary).
+        .target(name: "S3Client", dependencies: ["PluginAPI", "PluginKit", "CCurl", "CS3Curl", "CCrypto"], path: "Sources/S3Client"),
+
         // C libraries from Debian that more than one part of the tree uses (a plugin's own are in its folder).
         // Little CMS 2: every ICC transform of the host's colour step, CMYK JPEGs in JPEGCodec.
         systemLibrary("CLCMS2", pkgConfig: "lcms2", apt: ["liblcms2-dev"]),
         // libcurl's typed setopt wrappers, shared by HTTPLoader and S3Loader.
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        // The S3 client's process-wide libcurl share and progress callback; its SHA-256 (OpenSSL's libcrypto).
+        systemLibrary("CS3Curl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         // The service's embedded HTTP server.
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
 

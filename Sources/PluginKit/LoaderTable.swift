@@ -58,8 +58,14 @@ enum LoaderSlots {
     /// The object behind an instance handle: the loader's start, bound to the instance's settings.
     final class Instance: Sendable {
         let start: @Sendable (UnsafePointer<ip_load_request>?, UnsafePointer<ip_load_callbacks>?) throws -> OpaquePointer
-        init(start: @escaping @Sendable (UnsafePointer<ip_load_request>?, UnsafePointer<ip_load_callbacks>?) throws -> OpaquePointer) {
+        /// A writing loader's put and describe (LoaderWriting.swift); nil for a loader that only reads.
+        let put: (@Sendable (PutRequest) throws -> Void)?
+        let describe: (@Sendable (String) throws -> StoredObject?)?
+        init(start: @escaping @Sendable (UnsafePointer<ip_load_request>?, UnsafePointer<ip_load_callbacks>?) throws -> OpaquePointer,
+             put: (@Sendable (PutRequest) throws -> Void)? = nil, describe: (@Sendable (String) throws -> StoredObject?)? = nil) {
             self.start = start
+            self.put = put
+            self.describe = describe
         }
     }
 

@@ -116,6 +116,20 @@ public final class OpenedLoader: @unchecked Sendable {
         guard let start = entryPoints.table.start else { return ip_status(IP_STATUS_INTERNAL) }
         return start(request, callbacks, task, message)
     }
+
+    /// Whether the loader writes (ABI 1.1 put and describe, within an instance).
+    public var writes: Bool { entryPoints.table.open != nil && entryPoints.table.put != nil && entryPoints.table.describe != nil }
+
+    public func put(_ request: UnsafePointer<ip_put_request>, _ message: ip_message) -> ip_status {
+        guard writes, let put = entryPoints.table.put else { return ip_status(IP_STATUS_UNSUPPORTED) }
+        return put(instance, request, message)
+    }
+
+    public func describe(_ url: UnsafePointer<CChar>, _ info: UnsafeMutablePointer<ip_object_info>,
+                         _ metadata: UnsafePointer<ip_byte_sink>, _ message: ip_message) -> ip_status {
+        guard writes, let describe = entryPoints.table.describe else { return ip_status(IP_STATUS_UNSUPPORTED) }
+        return describe(instance, url, info, metadata, message)
+    }
 }
 
 /// A cache's slots: `open` is open2 with the cache's own pointer when filled (1.1), else open.

@@ -34,6 +34,7 @@ public enum VersionedStruct {
         ObjectIdentifier(ip_placement.self): 48,
         // Born in 1.1: the floor is the size it was born with.
         ObjectIdentifier(ip_transcode_request.self): 56,
+        ObjectIdentifier(ip_put_request.self): 56, ObjectIdentifier(ip_object_info.self): 24,
     ]
 
     /// The 1.0 size of `type`, by name for the tests that compare it with the frozen headers.

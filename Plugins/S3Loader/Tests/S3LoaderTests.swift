@@ -161,6 +161,8 @@ struct S3LoaderTests {
         load.cancel()
         let failure = await Self.failure { try await load.value }
         #expect(failure == .cancelled || failure?.status == .cancelled, "\(String(describing: failure))")
+        // The proxy notes the close when its read returns, which may come just after the load's completion.
+        for _ in 0..<300 where stalled.stalledClientClosedAt == nil { try await Task.sleep(for: .milliseconds(10)) }
         let closed = try #require(stalled.stalledClientClosedAt, "the loader never closed the connection")
         #expect(closed - cancelled < 2.5, "the connection was closed \(closed - cancelled) s after the cancel")
     }
@@ -178,7 +180,7 @@ struct S3LoaderTests {
                 #expect("\(error)".contains(named), "\(configuration): \(error)")
             }
         }
-        let source = try String(contentsOfFile: TestPaths.repositoryRoot + "/Plugins/S3Loader/Sources/S3Loader/S3LoaderSettings.swift", encoding: .utf8)
+        let source = try String(contentsOfFile: TestPaths.repositoryRoot + "/Sources/S3Client/S3Settings.swift", encoding: .utf8)
         #expect(!source.contains("getenv"))
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import PluginAPI
 import VersionedStructs
 
@@ -37,29 +38,47 @@ public final class PluginDataCache: DataCaching, @unchecked Sendable {
         return status
     }
 
-    public func data(for key: String) async throws -> [UInt8]? {
-        let sink = ByteSink(limit: 1 << 30)
-        let status = try call { message in
-            key.withCString { k in sink.withABI { s in message.withMessage { m in PluginStatus(abi: table.get(store, k, s, m)) } } }
+    /// A store shared over the network (Redis, S3) blocks its caller for a round trip, or for its timeout when
+    /// the store is unreachable: its calls run on a Dispatch thread, never on one of the cooperative pool's few
+    /// threads (one per core), where a slow store would stall every other task of the process.
+    private func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        guard descriptor.capabilities & UInt64(IP_CACHE_SHARED) != 0 else { return try body() }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
         }
-        return status == .ok ? sink.bytes : nil
+    }
+
+    public func data(for key: String) async throws -> [UInt8]? {
+        try await offPool { [self] in
+            let sink = ByteSink(limit: 1 << 30)
+            let status = try call { message in
+                key.withCString { k in sink.withABI { s in message.withMessage { m in PluginStatus(abi: table.get(store, k, s, m)) } } }
+            }
+            return status == .ok ? sink.bytes : nil
+        }
     }
 
     public func store(_ data: [UInt8], for key: String) async throws {
-        _ = try call { message in
-            key.withCString { k in data.withUnsafeBufferPointer { d in
-                message.withMessage { m in PluginStatus(abi: table.put(store, k, d.baseAddress, d.count, m)) }
-            } }
+        try await offPool { [self] in
+            _ = try call { message in
+                key.withCString { k in data.withUnsafeBufferPointer { d in
+                    message.withMessage { m in PluginStatus(abi: table.put(store, k, d.baseAddress, d.count, m)) }
+                } }
+            }
         }
     }
 
     public func removeData(for key: String) async throws {
-        _ = try call { message in key.withCString { k in message.withMessage { m in PluginStatus(abi: table.remove(store, k, m)) } } }
+        try await offPool { [self] in
+            _ = try call { message in key.withCString { k in message.withMessage { m in PluginStatus(abi: table.remove(store, k, m)) } } }
+        }
     }
 
     public func removeAll() async throws {
         guard let clear = table.clear else { return }
-        _ = try call { message in message.withMessage { m in PluginStatus(abi: clear(store, m)) } }
+        try await offPool { [self] in
+            _ = try call { message in message.withMessage { m in PluginStatus(abi: clear(store, m)) } }
+        }
     }
 
     public func statistics() async -> CacheStatistics {

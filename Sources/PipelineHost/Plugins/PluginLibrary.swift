@@ -115,6 +115,12 @@ struct PluginLibrary {
                 guard entryPoints.isComplete else {
                     throw ABIReading.Failure("loader \(descriptor.id) lacks start (or open, start2 and close), cancel or release")
                 }
+                let writes = table.open != nil && table.put != nil && table.describe != nil
+                guard (descriptor.capabilities & UInt64(IP_LOADER_WRITES) != 0) == writes else {
+                    throw ABIReading.Failure(writes
+                        ? "loader \(descriptor.id) has put and describe but does not claim IP_LOADER_WRITES"
+                        : "loader \(descriptor.id) claims IP_LOADER_WRITES without open, put and describe")
+                }
                 result.loaders.append((descriptor, entryPoints))
             }
         }

@@ -60,7 +60,7 @@ enum RenderCommand: Command {
             try await render(source, format: format, options: options, transformers: transformers, encodeOptions: encodeOptions, args: args,
                              host: host, manager: manager)
         }
-        try Output.write(bytes, to: output, force: args.flag("force"))
+        try Output.write(bytes, to: output, force: args.flag("force"), format: format, loaders: host.loaders)
     }
 
     /// `--format`, else the extension of -o; `-o -` needs --format.

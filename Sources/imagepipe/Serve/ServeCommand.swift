@@ -9,10 +9,10 @@ import Glibc
 /// Redis tier through the cache plugin.
 enum ServeCommand: Command {
     static let name = "serve"
-    static let summary = "answer signed thumbnail URLs over HTTP (a shared Redis tier with --redis)"
+    static let summary = "answer signed thumbnail URLs over HTTP (shared tiers: Redis with --redis, S3 with --result-store)"
     static let header = """
         Usage: imagepipe serve [--listen 127.0.0.1:8080] (--key[-file] ... --salt[-file] ... | --allow-unsigned)
-                               [--allow-source PREFIX]... [--root DIR] [--redis CONFIG] [options]
+                               [--allow-source PREFIX]... [--root DIR] [--redis CONFIG] [--result-store S3URL] [options]
 
         URLs (imgproxy's scheme):
           /<signature>/rs:fit:256:256/g:top/q:80/plain/<percent-encoded source>@webp
@@ -88,6 +88,11 @@ enum ServeCommand: Command {
                     the shared tier: "redis://HOST:PORT/DB ttl=S max-entry=BYTES timeout-ms=MS ns=NAME"
                     (the RedisCache plugin); Redis down = rendered anyway, logged once
                     """)),
+            .option(Option("result-store", value: "S3URL", help: """
+                    a durable tier behind --redis: "s3://BUCKET/PREFIX ttl=S max-entry=BYTES timeout-ms=MS"
+                    (the S3Cache plugin; credentials and endpoint as for s3:// sources); keys hold no
+                    URL signature; the store down = rendered anyway, logged once
+                    """)),
             .option(Option("formats", value: "LIST", default: "avif,webp,jpg,png", help: """
                     the formats a URL that names none is answered in (default {default}):
                     AVIF or WebP when listed and the client's Accept allows, else JPEG (without jpg
@@ -161,12 +166,12 @@ enum ServeCommand: Command {
         let originals = FetchedOriginals(capacity: 256 << 20, next: try args.value("cache-dir").map { try DiskCache(directory: $0) })
         configuration.dataCache = originals
         let manager = ImageManager(host: host, configuration: configuration)
-        let shared = try sharedTier(args, host: host)
+        let shared = try sharedTiers(args, host: host)
         let outputBytes = try args.value("output-cache").map {
             guard let bytes = DecodeArguments.byteSize($0) else { throw UsageError("--output-cache must be a size such as 256M, not '\($0)'") }
             return bytes
         } ?? 256 << 20
-        let handler = ServeHandler(settings: settings, manager: manager, sharedTier: shared, outputs: OutputCache(capacity: outputBytes),
+        let handler = ServeHandler(settings: settings, manager: manager, sharedTiers: shared, outputs: OutputCache(capacity: outputBytes),
                                    originals: originals,
                                    gate: RenderGate(limit: concurrency, queueLimit: try args.int("queue", range: 0...100_000)!))
         var limits = HTTPServer.Limits()
@@ -233,16 +238,40 @@ enum ServeCommand: Command {
         return String(cString: real)
     }
 
-    /// The Redis cache plugin's store, from --redis.
-    static func sharedTier(_ args: Arguments, host: PluginHost) throws -> (any DataCaching)? {
-        guard let configuration = args.value("redis") else { return nil }
-        guard let plugin = host.caches.pluginCaches.first(where: { $0.descriptor.id.hasPrefix("org.imagepipe.cache.redis/") }) else {
-            throw CLIError("--redis needs the RedisCache plugin (libRedisCache.so), which is not on the plugin search path")
+    /// The Redis tier (--redis) and the S3 result store (--result-store), in that order.
+    static func sharedTiers(_ args: Arguments, host: PluginHost) throws -> SharedTiers? {
+        var tiers: [SharedTiers.Tier] = []
+        if let configuration = args.value("redis") {
+            tiers.append(.init(label: "shared", cache: try openCache("org.imagepipe.cache.redis/", plugin: "RedisCache", option: "redis",
+                                                                  configuration: configuration, shown: configuration, host: host)))
+        }
+        if let store = args.value("result-store") {
+            tiers.append(.init(label: "durable", cache: try openCache("org.imagepipe.cache.s3/", plugin: "S3Cache", option: "result-store",
+                                                                   configuration: try resultStoreConfiguration(store, args), shown: store, host: host)))
+        }
+        return SharedTiers(tiers)
+    }
+
+    /// "s3://BUCKET/PREFIX [ttl=S] [max-entry=BYTES] [timeout-ms=MS]", followed by the S3 client's lines as the
+    /// S3 loader gets them (credentials, region and endpoint found as AWS tools find them, --loader-option s3:…),
+    /// so the loader and the result store reach the same store the same way.
+    static func resultStoreConfiguration(_ store: String, _ args: Arguments) throws -> String {
+        guard store.lowercased().hasPrefix("s3://") else {
+            throw UsageError("--result-store takes s3://BUCKET/PREFIX (and ttl=, max-entry=, timeout-ms=), not '\(store)'")
+        }
+        let client = try PipelineSetup.loaderConfigurations(args)["s3"] ?? ""
+        return client.isEmpty ? store : store + "\n" + client
+    }
+
+    private static func openCache(_ idPrefix: String, plugin name: String, option: String, configuration: String, shown: String,
+                                  host: PluginHost) throws -> any DataCaching {
+        guard let plugin = host.caches.pluginCaches.first(where: { $0.descriptor.id.hasPrefix(idPrefix) }) else {
+            throw CLIError("--\(option) needs the \(name) plugin (lib\(name).so), which is not on the plugin search path")
         }
         do {
             return try plugin.open(configuration: configuration)
         } catch {
-            throw CLIError("--redis \(configuration): \(error)")
+            throw CLIError("--\(option) \(shown): \(error)")
         }
     }
 }

@@ -42,7 +42,7 @@ final class ServeHandler: Sendable {
 
     let settings: Settings
     let manager: ImageManager
-    let sharedTier: (any DataCaching)?
+    let sharedTiers: SharedTiers?
     let outputs: OutputCache
     let originals: FetchedOriginals
     let gate: RenderGate
@@ -51,11 +51,11 @@ final class ServeHandler: Sendable {
     private let flights = Mutex<[String: Task<OutputCache.Entry, Error>]>([:])
     private let logLock = Mutex(())
 
-    init(settings: Settings, manager: ImageManager, sharedTier: (any DataCaching)?, outputs: OutputCache,
+    init(settings: Settings, manager: ImageManager, sharedTiers: SharedTiers?, outputs: OutputCache,
          originals: FetchedOriginals, gate: RenderGate) {
         self.settings = settings
         self.manager = manager
-        self.sharedTier = sharedTier
+        self.sharedTiers = sharedTiers
         self.outputs = outputs
         self.originals = originals
         self.gate = gate
@@ -181,13 +181,13 @@ final class ServeHandler: Sendable {
 
     // MARK: Outputs
 
-    /// The shared tier, else one render shared by every identical request in flight.
+    /// The shared tiers, else one render shared by every identical request in flight.
     private func output(for request: ImageRequest, key: String, format: String, encode: EncodeOptions,
                         arrived: Double) async throws -> (OutputCache.Entry, String) {
-        if let shared = sharedTier, let blob = try? await shared.data(for: "out|" + key), let entry = Self.entry(fromBlob: blob) {
-            metrics.hit("shared")
+        if let found = await sharedTiers?.value(for: "out|" + key), let entry = Self.entry(fromBlob: found.bytes) {
+            metrics.hit(found.tier)
             outputs.store(entry, for: key)
-            return (entry, "shared")
+            return (entry, found.tier)
         }
         metrics.miss()
         let task = flights.withLock { flights -> Task<OutputCache.Entry, Error> in
@@ -221,7 +221,7 @@ final class ServeHandler: Sendable {
         metrics.rendered()
         let entry = OutputCache.Entry(body: body, contentType: Self.contentType(format), etag: Self.etag(body))
         outputs.store(entry, for: key)
-        if let shared = sharedTier { try? await shared.store(Self.blob(entry), for: "out|" + key) }
+        sharedTiers?.store(Self.blob(entry), for: "out|" + key)
         return entry
     }
 
@@ -297,17 +297,7 @@ final class ServeHandler: Sendable {
         return types
     }
 
-    static func contentType(_ format: String) -> String {
-        switch format {
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "webp": "image/webp"
-        case "avif": "image/avif"
-        case "heic", "heif": "image/heic"
-        case "gif": "image/gif"
-        default: "application/octet-stream"
-        }
-    }
+    static func contentType(_ format: String) -> String { MediaType.name(for: format) }
 
     static func etag(_ body: [UInt8]) -> String {
         "\"" + SHA256.digest(body).prefix(12).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "\""

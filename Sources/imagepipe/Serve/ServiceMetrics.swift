@@ -62,9 +62,9 @@ final class ServiceMetrics: Sendable {
         lines.append("imagepipe_request_duration_seconds_bucket{le=\"+Inf\"} \(s.count)")
         lines.append("imagepipe_request_duration_seconds_sum \(s.sum)")
         lines.append("imagepipe_request_duration_seconds_count \(s.count)")
-        lines.append("# HELP imagepipe_cache_hits_total Outputs served from a cache tier (memory: this process; shared: the shared tier).")
+        lines.append("# HELP imagepipe_cache_hits_total Outputs served from a cache tier (memory: this process; shared: Redis; durable: the S3 result store).")
         lines.append("# TYPE imagepipe_cache_hits_total counter")
-        for tier in ["memory", "shared"] { lines.append("imagepipe_cache_hits_total{tier=\"\(tier)\"} \(s.tierHits[tier] ?? 0)") }
+        for tier in ["memory", "shared", "durable"] { lines.append("imagepipe_cache_hits_total{tier=\"\(tier)\"} \(s.tierHits[tier] ?? 0)") }
         lines.append("# TYPE imagepipe_cache_misses_total counter")
         lines.append("imagepipe_cache_misses_total \(s.misses)")
         lines.append("# HELP imagepipe_http_header_timeouts_total Connections shut because a request head was not complete within --header-timeout (a slow client, or a slowloris).")

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PipelineHost
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +35,12 @@ enum Output {
     }
 
     /// Writes bytes to `path` atomically (see `OutputFile` for the rules on links and read-only files).
-    static func write(_ bytes: [UInt8], to path: String, force: Bool = false) throws {
+    /// `loaders`: for an object URL (`-o s3://…`), written by its scheme's loader (ObjectOutput); `format` names its
+    /// media type.
+    static func write(_ bytes: [UInt8], to path: String, force: Bool = false, format: String = "", loaders: LoadersManager? = nil) throws {
+        if let loaders, ObjectOutput.isObjectURL(path) {
+            return try ObjectOutput.write(bytes, to: path, format: format, stamp: nil, loaders: loaders)
+        }
         do {
             if path == "-" { return try OutputFile.writeStandardOutput(bytes) }
             try OutputFile.write(bytes, to: path, force: force)

@@ -2,6 +2,7 @@ import CCurl
 import CS3Curl
 import PluginAPI
 import PluginKit
+import S3Client
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +24,7 @@ import Glibc
 /// the atomic flag, which the transfer's callbacks and the backoff check.
 final class S3LoadTask: @unchecked Sendable {
     let location: S3Location
-    let settings: S3LoaderSettings
+    let settings: S3Settings
     let callbacks: LoadCallbacks
     let request: S3Request
     private let cancelRequested = Atomic<Bool>(false)
@@ -37,7 +38,7 @@ final class S3LoadTask: @unchecked Sendable {
     var stopReason: PluginFailure?
     var attemptStarted: UInt64 = 0
 
-    private init(location: S3Location, settings: S3LoaderSettings, callbacks: LoadCallbacks, request: S3Request) {
+    private init(location: S3Location, settings: S3Settings, callbacks: LoadCallbacks, request: S3Request) {
         self.location = location
         self.settings = settings
         self.callbacks = callbacks
@@ -46,7 +47,7 @@ final class S3LoadTask: @unchecked Sendable {
 
     /// Checks and copies the request and starts the task's thread; anything wrong fails here, before any callback.
     static func start(request: UnsafePointer<ip_load_request>?, callbacks: UnsafePointer<ip_load_callbacks>?,
-                      settings: S3LoaderSettings) throws -> OpaquePointer {
+                      settings: S3Settings) throws -> OpaquePointer {
         try S3Curl.ensureInitialised()
         let copied = try S3Request(copying: request)
         let location = try S3Location(parsing: copied.url)
@@ -249,3 +250,9 @@ extension StringProtocol {
 }
 
 extension S3LoadTask: LoadTask {}
+
+extension S3LoadTask {
+    static func settings(from configuration: LoaderConfiguration) throws -> S3Settings {
+        try S3Settings(configuration)
+    }
+}

@@ -1,5 +1,6 @@
 import PluginAPI
 import PluginKit
+import S3Client
 
 /// One load request, copied out of the host's `ip_load_request` (borrowed only until start returns) and checked.
 /// Redirect and address flags do not apply: the store's address is the operator's configuration, not the URL's

@@ -2,6 +2,7 @@ import CCurl
 import CS3Curl
 import PluginAPI
 import PluginKit
+import S3Client
 
 /// One attempt's curl easy handle: the signed GET (libcurl's own AWS Signature Version 4, CURLOPT_AWS_SIGV4: the
 /// field's most used HTTP library signs the canonical request, rather than this plugin re-implementing it), over
@@ -72,7 +73,7 @@ final class S3Transfer {
             set("USERNAME", ip_curl_easy_setopt_string(easy, CURLOPT_USERNAME, credentials.accessKeyID))
             set("PASSWORD", ip_curl_easy_setopt_string(easy, CURLOPT_PASSWORD, credentials.secretAccessKey))
         }
-        if let share = ip_s3_share() { set("SHARE", ip_s3_easy_set_share(easy, share)) }
+        if let share = S3Curl.share { set("SHARE", ip_s3_easy_set_share(easy, share)) }
         set("WRITEFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, Self.write))
         set("WRITEDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set("HEADERFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, Self.header))

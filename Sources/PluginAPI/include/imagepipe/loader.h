@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "host.h"
 #include "options.h"
 #include "status.h"
 #include "export.h"
@@ -25,6 +26,9 @@ IP_EXTERN_C_BEGIN
 #define IP_LOADER_THREAD_SAFE (1ull << 0)
 /* Reports expected sizes before the body (Content-Length, file size). */
 #define IP_LOADER_KNOWS_SIZE (1ull << 1)
+/* ABI 1.1: the loader also writes objects of its schemes (put, describe): `imagepipe render -o s3://...`, a batch's
+ * --out-dir s3://... The host refuses a loader that claims it without both slots. */
+#define IP_LOADER_WRITES (1ull << 2)
 
 /* Routing data, read before any slot is called; static (see imagepipe.h, Lifetimes). */
 typedef struct ip_loader_descriptor {
@@ -102,6 +106,31 @@ typedef struct ip_load_callbacks {
     int32_t (*redirect)(void *context, int32_t status_code, const char *location);
 } ip_load_callbacks;
 
+/* ABI 1.1: one object to write (ip_loader.put). Everything is borrowed for the call. */
+typedef struct ip_put_request {
+    uint32_t struct_size;
+    /* Absolute URL of the object to create or replace. */
+    const char *url;
+    const uint8_t *data;
+    size_t size;
+    /* The media type the object is served with ("image/webp"); NULL for the loader's default. */
+    const char *content_type;
+    /* NULL-terminated "name: value" lines kept with the object and given back by describe (S3: x-amz-meta-NAME).
+     * Names are lower-case letters, digits and '-'; values printable ASCII. May be NULL. */
+    const char *const *metadata;
+    /* Whole-write timeout in milliseconds; 0 = the loader's default. */
+    uint32_t timeout_ms;
+} ip_put_request;
+
+/* ABI 1.1: what describe reports of a stored object. */
+typedef struct ip_object_info {
+    uint32_t struct_size;
+    /* Bytes; -1 when unknown. */
+    int64_t size;
+    /* Last modification, seconds since the Unix epoch; -1 when unknown. */
+    int64_t modified;
+} ip_object_info;
+
 typedef struct ip_load_task ip_load_task;
 /* Opaque to the host (ABI 1.1): one configured instance of a loader. */
 typedef struct ip_loader_instance ip_loader_instance;
@@ -136,6 +165,18 @@ typedef struct ip_loader {
     ip_status (*start2)(ip_loader_instance *instance, const ip_load_request *request,
                         const ip_load_callbacks *callbacks, ip_load_task **task, ip_message message);
     void (*close)(ip_loader_instance *instance);
+
+    /* ---- ABI 1.1: writing (IP_LOADER_WRITES; both slots together, within an instance) ----
+     * put: stores request->data under request->url, replacing what was there, all or nothing (a reader never sees
+     * half an object: S3's PUT and multipart completion are atomic), and returns OK or an error status with a
+     * message in the pipeline's terms (NOT_FOUND for a missing bucket, REFUSED for denied access). Synchronous:
+     * it returns when the object is stored. [thread-safe]
+     * describe: what is stored at url without reading its body: OK with *info filled (struct_size set by the host;
+     * fill only fields within it) and the metadata lines put stored written to `metadata` as "name: value\n"
+     * lines, or NOT_FOUND when nothing is stored there. [thread-safe] */
+    ip_status (*put)(ip_loader_instance *instance, const ip_put_request *request, ip_message message);
+    ip_status (*describe)(ip_loader_instance *instance, const char *url, ip_object_info *info,
+                          const ip_byte_sink *metadata, ip_message message);
 } ip_loader;
 
 typedef struct ip_loader_factory {

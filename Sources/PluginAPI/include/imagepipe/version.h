@@ -12,7 +12,8 @@
  * component (coder.h "2" slots, ip_cache.open2), configured loader instances (ip_loader.open/start2/close), and the
  * response-header and redirect callbacks of ip_load_callbacks, and transcoding (ip_coder.transcode, the descriptor's
  * `transcodes` pairs, IP_CODER_TRANSCODES: a file converted to another format without pixels), and encoder settings
- * (ip_encode_options.settings: "key=value" lines for one format's encoder).
+ * (ip_encode_options.settings: "key=value" lines for one format's encoder), and writing loaders (ip_loader.put and
+ * describe, ip_put_request, ip_object_info, IP_LOADER_WRITES: outputs to object storage).
  *
  * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
  * a table from a newer or older minor without knowing which fields that minor added.

@@ -247,15 +247,21 @@ final class BatchRunner: Sendable {
 
     private func write(_ image: Image, to target: Target, context: OutputContext) throws {
         let bytes = try host.coders.encode(image, format: settings.template.format, options: settings.encodeOptions)
+        if ObjectOutput.isObjectURL(target.path) {
+            try ObjectOutput.write(bytes, to: target.path, format: settings.template.format, stamp: target.stamp, loaders: host.loaders)
+        } else { try writeFile(bytes, to: target) }
+        reporter.record(.init(source: context.source.display, output: target.path, size: "\(target.size)", width: image.width,
+                              height: image.height, page: target.page, coder: context.coder,
+                              milliseconds: (BatchReporter.now() - context.started) * 1000, cache: context.cache, status: "written"))
+    }
+
+    private func writeFile(_ bytes: [UInt8], to target: Target) throws {
         try Self.makeParentFolders(of: target.path)
         do {
             try OutputFile.write(bytes, to: target.path, force: false, stamp: target.stamp)
         } catch let failure as OutputFile.Failure {
             throw CLIError(failure.description)
         }
-        reporter.record(.init(source: context.source.display, output: target.path, size: "\(target.size)", width: image.width,
-                              height: image.height, page: target.page, coder: context.coder,
-                              milliseconds: (BatchReporter.now() - context.started) * 1000, cache: context.cache, status: "written"))
     }
 
     private func recordUpToDate(_ target: Target, source: BatchSource) {
@@ -292,7 +298,11 @@ final class BatchRunner: Sendable {
     }
 
     private func isUpToDate(_ target: Target, sourceStatus: stat?) -> Bool {
-        !settings.redoUpToDate && OutputStamp.isUpToDate(target.path, stamp: target.stamp, sourceStatus: sourceStatus)
+        guard !settings.redoUpToDate else { return false }
+        if ObjectOutput.isObjectURL(target.path) {
+            return ObjectOutput.isUpToDate(target.path, stamp: target.stamp, sourceStatus: sourceStatus, loaders: host.loaders)
+        }
+        return OutputStamp.isUpToDate(target.path, stamp: target.stamp, sourceStatus: sourceStatus)
     }
 
     static func status(of path: String) -> stat? {

@@ -62,7 +62,7 @@ struct OutputTemplate: Sendable {
             default: name.append(p)
             }
         }
-        if name.hasPrefix("/") { return name }
+        if name.hasPrefix("/") || ObjectOutput.isObjectURL(name) { return name }
         if let outputFolder {
             let relative = source.relativeFolder
             return outputFolder + (relative.isEmpty ? "" : "/" + relative) + "/" + name

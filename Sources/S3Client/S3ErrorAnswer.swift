@@ -4,15 +4,15 @@ import PluginKit
 /// What a store's error answer means for the pipeline: S3 puts the reason in an XML body (`<Code>`, `<Message>`),
 /// and the status code alone cannot tell a missing key from a missing bucket, or bad credentials from a denied
 /// policy. Messages name where the credentials came from, never the secret.
-struct S3ErrorAnswer: Sendable {
-    let httpStatus: Int
+public struct S3ErrorAnswer: Sendable {
+    public let httpStatus: Int
     /// `<Code>`, e.g. NoSuchKey; empty when the body had none (a HEAD, a proxy's own page).
-    let code: String
-    let message: String
+    public let code: String
+    public let message: String
     /// x-amz-bucket-region, sent with a redirect or an authorisation error for a bucket in another region.
-    let bucketRegion: String?
+    public let bucketRegion: String?
 
-    init(httpStatus: Int, body: [UInt8], bucketRegion: String?) {
+    public init(httpStatus: Int, body: [UInt8], bucketRegion: String?) {
         self.httpStatus = httpStatus
         self.bucketRegion = bucketRegion
         let text = String(decoding: body, as: UTF8.self)
@@ -21,11 +21,11 @@ struct S3ErrorAnswer: Sendable {
     }
 
     /// Worth another attempt: the store's own trouble or its request to slow down, not the request's fault.
-    var isRetryable: Bool {
+    public var isRetryable: Bool {
         httpStatus >= 500 || ["SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout"].contains(code)
     }
 
-    func failure(for location: S3Location, settings: S3LoaderSettings, attempts: Int) -> PluginFailure {
+    public func failure(for location: S3Location, settings: S3Settings, attempts: Int) -> PluginFailure {
         let object = "s3://\(location.bucket)/\(location.key)"
         let said = message.isEmpty ? "" : ": \(message)"
         let credentials = settings.credentials.map { "the credentials from \($0.source) (access key \($0.accessKeyID))" }
@@ -63,7 +63,7 @@ struct S3ErrorAnswer: Sendable {
     }
 
     /// The text of the first `<name>` element, unescaped, bounded and without control characters (it is shown).
-    private static func element(_ name: String, in text: String) -> String? {
+    public static func element(_ name: String, in text: String) -> String? {
         guard let open = text.firstRange(of: "<\(name)>"), let close = text[open.upperBound...].firstRange(of: "</\(name)>") else {
             return nil
         }

@@ -1,20 +1,19 @@
 import Foundation
-import TestSupport
 
 /// A TCP proxy in front of the real store that answers the first `failures` requests itself, the way S3 answers
 /// when it is overloaded (`503 SlowDown` with S3's XML body), or holds them without answering (`stall`), and passes
 /// every later request through to the store byte for byte (so the signature, made for the proxy's Host, is checked
 /// by the store itself). It counts the requests it saw. A fault injector on the path, not a stand-in for S3.
-final class FaultProxy: @unchecked Sendable {
-    let port: Int
+public final class FaultProxy: @unchecked Sendable {
+    public let port: Int
     private let process: Process
     private let countFile: String
     /// The proxy exits when this pipe's write end closes: at stop(), or when the test process ends.
     private let lifeline = Pipe()
 
-    enum Fault: String { case slowDown = "slowdown", stall }
+    public enum Fault: String { case slowDown = "slowdown", stall }
 
-    init(upstream: Int, failures: Int, fault: Fault = .slowDown) throws {
+    public init(upstream: Int, failures: Int, fault: Fault = .slowDown) throws {
         port = try RedisServer.freePort()
         let folder = try TestPaths.temporaryDirectory("s3-fault-proxy")
         countFile = folder + "/count"
@@ -83,16 +82,16 @@ final class FaultProxy: @unchecked Sendable {
     }
 
     /// Requests the proxy has seen (each connection carries one: the failures close theirs).
-    var requests: Int { Int((try? String(contentsOfFile: countFile, encoding: .utf8)) ?? "") ?? -1 }
+    public var requests: Int { Int((try? String(contentsOfFile: countFile, encoding: .utf8)) ?? "") ?? -1 }
 
     /// When (seconds since 1970) a stalled client closed its connection; nil before.
-    var stalledClientClosedAt: Double? {
+    public var stalledClientClosedAt: Double? {
         (try? String(contentsOfFile: countFile + ".closed", encoding: .utf8)).flatMap { Double($0) }
     }
 
-    var endpoint: String { "http://127.0.0.1:\(port)" }
+    public var endpoint: String { "http://127.0.0.1:\(port)" }
 
-    func stop() {
+    public func stop() {
         try? lifeline.fileHandleForWriting.close()
         process.waitUntilExit()
     }

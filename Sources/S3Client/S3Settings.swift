@@ -1,40 +1,44 @@
 import PluginKit
 
-/// What an instance of the S3 loader is configured with (ABI 1.1 `open`; the plugin's README lists the keys). The
-/// host resolves credentials, region and endpoint the way AWS tools do (its configuration, the environment, the
+/// What an S3 client is configured with (the S3 loader's ABI 1.1 `open`, the S3 result tier's `open`; each plugin's
+/// README lists the keys). The host resolves credentials, region and endpoint the way AWS tools do (its configuration, the environment, the
 /// shared files) and hands the result over: the plugin reads no environment variable and no file.
-struct S3LoaderSettings: Sendable {
-    enum Addressing: String, Sendable { case path, virtual }
+public struct S3Settings: Sendable {
+    public enum Addressing: String, Sendable { case path, virtual }
 
-    static let keys = ["endpoint", "region", "addressing", "access-key-id", "secret-access-key", "session-token",
-                       "credentials-source", "max-attempts", "retry-base-ms"]
+    public static let keys = ["endpoint", "region", "addressing", "access-key-id", "secret-access-key", "session-token",
+                       "credentials-source", "max-attempts", "retry-base-ms", "multipart-threshold", "part-size"]
 
     /// Scheme, host and port of the store ("http://127.0.0.1:8333"); nil = AWS itself for `region`.
-    let endpoint: Endpoint?
-    let region: String
-    let addressing: Addressing
+    public let endpoint: Endpoint?
+    public let region: String
+    public let addressing: Addressing
     /// Nil = unsigned requests (a public bucket).
-    let credentials: Credentials?
+    public let credentials: Credentials?
     /// Attempts per load, first included: 5xx answers, SlowDown and failed connections are retried with backoff.
-    let maxAttempts: Int
-    let retryBaseMilliseconds: Int
+    public let maxAttempts: Int
+    public let retryBaseMilliseconds: Int
+    /// Writes above this many bytes go as a multipart upload of `partSize` parts (S3's floor for a part: 5 MiB).
+    public let multipartThreshold: Int
+    public let partSize: Int
 
-    struct Credentials: Sendable {
-        let accessKeyID: String
-        let secretAccessKey: String
-        let sessionToken: String?
+    public struct Credentials: Sendable {
+        public let accessKeyID: String
+        public let secretAccessKey: String
+        public let sessionToken: String?
         /// Where the host found them, for error messages ("the environment (AWS_ACCESS_KEY_ID)"): never the secret.
-        let source: String
+        public let source: String
     }
 
-    struct Endpoint: Sendable {
-        let scheme: String
+    public struct Endpoint: Sendable {
+        public let scheme: String
         /// Host, with ":port" when one was given.
-        let authority: String
+        public let authority: String
     }
 
-    init(_ configuration: LoaderConfiguration) throws {
-        try configuration.refuseUnknown(known: Self.keys)
+    /// `extraKeys`: the keys the client's plugin reads itself (the result tier's location, expiry, size cap).
+    public init(_ configuration: LoaderConfiguration, extraKeys: [String] = []) throws {
+        try configuration.refuseUnknown(known: Self.keys + extraKeys)
         region = configuration.value(for: "region").flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
         guard region.utf8.allSatisfy({ Self.isRegionByte($0) }) else {
             throw PluginFailure.unsupported("configuration region=\(region): expected a region name such as eu-west-1")
@@ -64,6 +68,8 @@ struct S3LoaderSettings: Sendable {
         }
         maxAttempts = try configuration.integer(for: "max-attempts", in: 1...10) ?? 3
         retryBaseMilliseconds = try configuration.integer(for: "retry-base-ms", in: 1...60_000) ?? 100
+        multipartThreshold = try configuration.integer(for: "multipart-threshold", in: (5 << 20)...(5 << 30)) ?? 16 << 20
+        partSize = try configuration.integer(for: "part-size", in: (5 << 20)...(5 << 30)) ?? 8 << 20
     }
 
     /// "http(s)://host[:port][/]": a store's address, with no path, query or credentials in it.
@@ -84,11 +90,5 @@ struct S3LoaderSettings: Sendable {
 
     private static func isRegionByte(_ byte: UInt8) -> Bool {
         (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D
-    }
-}
-
-extension S3LoadTask {
-    static func settings(from configuration: LoaderConfiguration) throws -> S3LoaderSettings {
-        try S3LoaderSettings(configuration)
     }
 }
