@@ -136,6 +136,45 @@ public final class SeaweedFS: @unchecked Sendable {
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
 
+    /// The response headers of a signed HEAD (names lower-cased), and its status.
+    public func head(_ path: String) throws -> (status: Int, headers: [String: String]) {
+        let result = try CommandLine.run("/usr/bin/curl", ["-s", "-m", "20", "-I", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                                                           "--user", "\(Self.accessKey):\(Self.secretKey)", endpoint + path])
+        var headers: [String: String] = [:]
+        var status = 0
+        for line in result.stdout.split(separator: "\r\n") {
+            if line.hasPrefix("HTTP/") { status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0; continue }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (status, headers)
+    }
+
+    /// An object's bytes exactly (request() reads text), or nil when the store does not answer 200.
+    public func object(bucket: String, key: String) throws -> [UInt8]? {
+        let file = folder + "/download-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try CommandLine.run("/usr/bin/curl", ["-s", "-m", "20", "-o", file, "-w", "%{http_code}", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                                                           "--user", "\(Self.accessKey):\(Self.secretKey)", endpoint + "/\(bucket)/" + Self.encoded(key)])
+        guard result.stdout == "200" else { return nil }
+        return try TestFiles.read(file)
+    }
+
+    /// The keys under `prefix` in `bucket` (one ListObjectsV2 page: tests keep their prefixes small).
+    public func keys(bucket: String, prefix: String) throws -> [String] {
+        // The query's value fully encoded ("/" too): curl signs the query as given, and S3 canonicalises it encoded.
+        let query = prefix.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? prefix
+        let answer = try request("GET", "/\(bucket)?list-type=2&prefix=" + query)
+        guard answer.status == 200 else { throw TestSupportError("cannot list \(bucket)/\(prefix): \(answer.status) \(answer.body)") }
+        var found: [String] = []
+        var rest = Substring(answer.body)
+        while let open = rest.firstRange(of: "<Key>"), let close = rest[open.upperBound...].firstRange(of: "</Key>") {
+            found.append(String(rest[open.upperBound..<close.lowerBound]))
+            rest = rest[close.upperBound...]
+        }
+        return found
+    }
+
     /// A request retried while the store answers 5xx: a fresh SeaweedFS answers writes with InternalError until
     /// its first volumes are allocated (a second or two after its gateway answers).
     private func settled(_ method: String, _ path: String, upload: String? = nil, headers: [String] = []) throws -> (status: Int, body: String) {

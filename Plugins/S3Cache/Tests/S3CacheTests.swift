@@ -77,7 +77,9 @@ struct S3CacheTests {
     @Test("entries expire after ttl; an entry over max-entry is not stored (and the put is no failure)")
     func ttlAndCap() async throws {
         let store = try Self.seaweed()
-        let tier = try Self.open("s3://s3cache/ttl ttl=2 max-entry=1000", store)
+        // A generous timeout: the shared store is busy with the other suites, and a timed-out put would make this a
+        // test of fail-open. Expiry is whole seconds: an entry with ttl=3 lives 2 to 3 s.
+        let tier = try Self.open("s3://s3cache/ttl ttl=3 max-entry=1000 timeout-ms=15000", store)
         try await tier.store([UInt8](repeating: 1, count: 1000), for: "small")
         try await tier.store([UInt8](repeating: 2, count: 1001), for: "big")
         #expect(try await tier.data(for: "small")?.count == 1000)

@@ -20,6 +20,7 @@ final class S3ResultStore: CacheStore {
     private let settings: S3CacheSettings
     private let exchange: S3Exchange
     private let health = Mutex(Health())
+    private let counts = Mutex((hits: UInt64(0), misses: UInt64(0)))
 
     private struct Health {
         var downUntil: UInt64 = 0
@@ -47,9 +48,17 @@ final class S3ResultStore: CacheStore {
     func value(for key: String) throws -> [UInt8]? {
         let location = location(for: key)
         let answer = try guarded { try exchange.perform("GET", location) }
-        if answer.status == 404 { return nil }
-        guard answer.isSuccess else { throw noteFailure(answer.failure(for: location, settings: settings.client)) }
-        return Self.value(in: answer.body, for: key, now: Self.epochNow())
+        guard answer.isSuccess || answer.status == 404 else { throw noteFailure(answer.failure(for: location, settings: settings.client)) }
+        let value = answer.status == 404 ? nil : Self.value(in: answer.body, for: key, now: Self.epochNow())
+        counts.withLock { if value == nil { $0.misses += 1 } else { $0.hits += 1 } }
+        return value
+    }
+
+    /// Hits and misses of this process's store; entry count and bytes stay 0, since counting them would list the
+    /// whole prefix (the bucket's own metrics, or its inventory, give them).
+    func statistics() -> ip_cache_stats? {
+        let (hits, misses) = counts.withLock { ($0.hits, $0.misses) }
+        return ip_cache_stats(struct_size: UInt32(MemoryLayout<ip_cache_stats>.size), entry_count: 0, total_bytes: 0, hits: hits, misses: misses)
     }
 
     func store(_ value: UnsafeBufferPointer<UInt8>, for key: String) throws {
