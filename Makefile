@@ -68,6 +68,7 @@ bench: build
 	@$(NO_LEFTOVERS) Benchmarks/batch
 	@$(NO_LEFTOVERS) Benchmarks/color
 	@$(NO_LEFTOVERS) Benchmarks/serve
+	@$(NO_LEFTOVERS) Benchmarks/scale-out
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
