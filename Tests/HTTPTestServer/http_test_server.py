@@ -12,7 +12,8 @@ Generated bodies ("pattern bytes") are byte i = i % 251, so a test can rebuild t
 
 Endpoints (GET):
   /<name>[?max_age=N]          the file DIR/<name> (e.g. /image.png), Content-Type from the extension, with ETag and
-                               Last-Modified (and Cache-Control: max-age=N); If-None-Match with that ETag gets a 304
+                               Last-Modified (and Cache-Control: max-age=N); If-None-Match with that ETag gets a 304;
+                               "Range: bytes=A-B" (or A-) gets a 206 with Content-Range, past the end a 416
   /slow?bytes=N&delay=MS[&chunk=C]  N pattern bytes with Content-Length, C bytes (default 1024) every MS ms
   /slowfile?name=F&delay=MS[&chunk=C]  DIR/F with Content-Length, C bytes (default 1024) every MS ms
   /stall?ms=MS                 nothing for MS ms (not even the status line), then DIR/image.png
@@ -28,7 +29,8 @@ Endpoints (GET):
   /cut?bytes=N&after=M         Content-Length N, then M pattern bytes, then the connection is closed
   /gzip[?name=F|?bytes=N]      DIR/F (default image.png), or N pattern bytes, compressed, with Content-Encoding: gzip
   /echo-headers                JSON object of the request's headers (names lower-cased)
-  /count                       JSON {"requests": {path: n}, "connections": n} since start or the last reset;
+  /count                       JSON {"requests": {path: n}, "connections": n, "bytes": {path: body bytes sent}}
+                               since start or the last reset;
                                requests to /count* are not counted, nor are connections that only made them
   /count/reset                 zeroes the counts
 """
@@ -49,6 +51,7 @@ import urllib.parse
 
 LOCK = threading.Lock()
 REQUESTS = {}
+BODY_BYTES = {}
 CONNECTIONS = [0]
 
 
@@ -126,11 +129,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         if path == "/count":
             with LOCK:
-                body = json.dumps({"requests": REQUESTS, "connections": CONNECTIONS[0]}).encode()
+                body = json.dumps({"requests": REQUESTS, "connections": CONNECTIONS[0], "bytes": BODY_BYTES}).encode()
             return self.send_body(body, "application/json")
         if path == "/count/reset":
             with LOCK:
                 REQUESTS.clear()
+                BODY_BYTES.clear()
                 CONNECTIONS[0] = 0
             return self.send_body(b"{}", "application/json")
 
@@ -242,6 +246,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.end_headers()
                 return
             content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
+            wanted = self.headers.get("Range")
+            if wanted:
+                first, _, last = wanted.removeprefix("bytes=").partition("-")
+                start = int(first)
+                end = min(int(last) if last else len(body) - 1, len(body) - 1)
+                if start >= len(body):
+                    return self.send_body(b"", content_type, 416, extra=[("Content-Range", "bytes */%d" % len(body))])
+                part = body[start:end + 1]
+                with LOCK:
+                    BODY_BYTES[path] = BODY_BYTES.get(path, 0) + len(part)
+                return self.send_body(part, content_type, 206, extra=validators + [("Content-Range", "bytes %d-%d/%d" % (start, end, len(body)))])
+            with LOCK:
+                BODY_BYTES[path] = BODY_BYTES.get(path, 0) + len(body)
             self.send_body(body, content_type, extra=validators)
 
 

@@ -74,6 +74,15 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     public func resetCounts() throws { _ = try get("/count/reset") }
 
+    /// Body bytes the server sent for files at `path` (whole answers and ranges), since start or the last reset.
+    public func bytesSent(_ path: String) throws -> Int {
+        let body = try get("/count")
+        guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let bytes = object["bytes"] as? [String: Int] else {
+            throw TestSupportError("unexpected /count answer: \(String(decoding: body, as: UTF8.self))")
+        }
+        return bytes[path] ?? 0
+    }
+
     public func counts() throws -> (requests: [String: Int], connections: Int) {
         let body = try get("/count")
         guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],

@@ -7,14 +7,14 @@ import TestSupport
 /// Successful transfers through the host API: plain, chunked, compressed, slow, error statuses, odd labels.
 @Suite("HTTP loader: transfers")
 struct HTTPLoaderTransferTests {
-    @Test("loads alone and describes itself as the thread-safe, size-knowing loader of http and https URLs")
+    @Test("loads alone and describes itself as the thread-safe, size-knowing, range-honouring loader of http and https URLs")
     func descriptor() throws {
         let host = try PluginSandbox.host(loading: ["libHTTPLoader.so"])
         #expect(host.registry.records.map(\.pluginID) == ["org.imagepipe.http"])
         let descriptors = host.loaders.loaders.map(\.descriptor)
         #expect(descriptors.map(\.id) == [HTTPLoaderTesting.loaderID])
         #expect(descriptors.first?.schemes == ["http", "https"])
-        #expect(descriptors.first?.capabilityNames == ["thread-safe", "knows-size"])
+        #expect(descriptors.first?.capabilityNames == ["thread-safe", "knows-size", "ranges"])
         #expect(host.loaders.canLoad(url: "https://example.com/a.png"))
         #expect(host.loaders.canLoad(url: "HTTP://example.com/a.png"))
         #expect(!host.loaders.canLoad(url: "/local/file.png"))

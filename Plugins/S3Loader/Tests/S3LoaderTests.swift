@@ -111,6 +111,24 @@ struct S3LoaderTests {
         #expect(forged?.status == .invalidData, "\(String(describing: forged))")
     }
 
+    @Test("IP_LOADER_RANGES: a Range line gets the store's 206, only those bytes, and its Content-Range")
+    func ranges() async throws {
+        let object = Self.bytes(300_000, seed: 11)
+        let store = try Self.bucket("ranges", ["a.bin": object])
+        let loaders = try Self.loaders(store.loaderConfiguration)
+        #expect(try #require(loaders.loader(for: "s3://s3tests/ranges/a.bin")).descriptor.capabilityNames.contains("ranges"))
+        let seen = Mutex<LoadResponse?>(nil)
+        let hooks = LoadHooks(validateResponse: { response in seen.withLock { $0 = response } })
+        var options = LoadOptions()
+        options.headers = ["Range: bytes=0-65535"]
+        let prefix = try await loaders.load(url: "s3://s3tests/ranges/a.bin", options: options, hooks: hooks)
+        #expect(prefix == Array(object.prefix(65_536)))
+        #expect(seen.withLock { $0 }?.statusCode == 206 && seen.withLock { $0 }?.header("content-range") == "bytes 0-65535/300000",
+                "\(String(describing: seen.withLock { $0 }))")
+        options.headers = ["Range: bytes=299990-"]
+        #expect(try await loaders.load(url: "s3://s3tests/ranges/a.bin", options: options, hooks: hooks) == Array(object.suffix(10)))
+    }
+
     @Test("an object over the host's byte limit fails as limit exceeded before its body is read")
     func limits() async throws {
         let store = try Self.bucket("limits", ["big.bin": Self.bytes(300_000)])

@@ -27,6 +27,7 @@ public struct LoaderDescriptor: Sendable, Hashable, Codable {
         if capabilities & UInt64(IP_LOADER_THREAD_SAFE) != 0 { names.append("thread-safe") }
         if capabilities & UInt64(IP_LOADER_KNOWS_SIZE) != 0 { names.append("knows-size") }
         if capabilities & UInt64(IP_LOADER_WRITES) != 0 { names.append("writes") }
+        if capabilities & UInt64(IP_LOADER_RANGES) != 0 { names.append("ranges") }
         return names
     }
 }

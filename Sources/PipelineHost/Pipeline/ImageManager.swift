@@ -270,6 +270,12 @@ public final class ImageManager: Sendable {
         try? await configuration.dataCache?.store(bytes, for: key.dataKey)
     }
 
+    /// Whether the data cache holds the source's bytes (then no request is made for them at all).
+    private func hasCachedOriginal(_ request: ImageRequest, key: ImageCacheKey) async -> Bool {
+        guard request.fetchPolicy.readsCache, dataCacheApplies(to: request.url), let cache = configuration.dataCache else { return false }
+        return (try? await cache.data(for: key.dataKey)) != nil
+    }
+
     private func dataCacheApplies(to url: String) -> Bool {
         configuration.dataCache != nil && (configuration.cacheLocalFiles || urlScheme(of: url) != "file")
             && configuration.sourceLoader?.canLoad(url: url) != true
@@ -282,6 +288,11 @@ public final class ImageManager: Sendable {
         let request = ImageRequest(url: url, options: options, loadOptions: loadOptions)
         let key = ImageCacheKey(request, filter: configuration.keyFilter)
         let options = withSource(options, url), coders = host.coders
+        let prefix = PrefixInfo(loaders: host.loaders, coders: coders, configuration: configuration)
+        if prefix.applies(to: request), !(await hasCachedOriginal(request, key: key)), let info = await prefix.info(for: request, options: options) {
+            counters.update { $0.fetches += 1 }
+            return info
+        }
         return try await withOriginal(of: request, key: key, report: { _ in }, remembersFailure: false) { bytes, route in
             try coders.probe(data: bytes, options: options, route: route)
         }

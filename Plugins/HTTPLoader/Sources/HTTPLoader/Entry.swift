@@ -16,7 +16,7 @@ public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginE
 let httpLoader = LoaderTable.make(
     descriptor: Descriptors.loader(
         id: "org.imagepipe.loader.http/1", name: "HTTP", version: "1.0.0", schemes: ["http", "https"],
-        capabilities: UInt64(IP_LOADER_THREAD_SAFE) | UInt64(IP_LOADER_KNOWS_SIZE)),
+        capabilities: UInt64(IP_LOADER_THREAD_SAFE) | UInt64(IP_LOADER_KNOWS_SIZE) | UInt64(IP_LOADER_RANGES)),
     task: HTTPLoadTask.self)
 
 extension HTTPLoadTask: LoadTask {}

@@ -15,5 +15,5 @@ public func imagepipe_plugin_entry() -> UnsafePointer<ip_plugin_entry> { pluginE
 let s3Loader = LoaderTable.make(
     descriptor: Descriptors.loader(
         id: "org.imagepipe.loader.s3/1", name: "S3", version: "1.0.0", schemes: ["s3"],
-        capabilities: UInt64(IP_LOADER_THREAD_SAFE) | UInt64(IP_LOADER_KNOWS_SIZE) | UInt64(IP_LOADER_WRITES)),
+        capabilities: UInt64(IP_LOADER_THREAD_SAFE) | UInt64(IP_LOADER_KNOWS_SIZE) | UInt64(IP_LOADER_WRITES) | UInt64(IP_LOADER_RANGES)),
     writingTask: S3LoadTask.self)

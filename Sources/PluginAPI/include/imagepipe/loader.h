@@ -29,6 +29,11 @@ IP_EXTERN_C_BEGIN
 /* ABI 1.1: the loader also writes objects of its schemes (put, describe): `imagepipe render -o s3://...`, a batch's
  * --out-dir s3://... The host refuses a loader that claims it without both slots. */
 #define IP_LOADER_WRITES (1ull << 2)
+/* ABI 1.1: a request header line "Range: bytes=A-B" is sent as a byte-range request, and the answer is reported as
+ * it comes: 206 with its Content-Range header (through the 1.1 header callback) and only those bytes, or 200 with
+ * the whole body when the origin ignores ranges. The host asks a prefix (`imagepipe info` of a JPEG in S3 reads its
+ * first 64 KiB) only of a loader that claims this; a loader without it may send the line or drop it. */
+#define IP_LOADER_RANGES (1ull << 3)
 
 /* Routing data, read before any slot is called; static (see imagepipe.h, Lifetimes). */
 typedef struct ip_loader_descriptor {
