@@ -69,6 +69,7 @@ bench: build
 	@$(NO_LEFTOVERS) Benchmarks/color
 	@$(NO_LEFTOVERS) Benchmarks/serve
 	@$(NO_LEFTOVERS) Benchmarks/scale-out
+	@$(NO_LEFTOVERS) Benchmarks/shards
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
