@@ -72,7 +72,7 @@ struct ScaleOutTests {
         }
     }
 
-    @Test("each thumbnail is rendered once among three instances; a new instance answers from the S3 tier after Redis forgot it")
+    @Test("each thumbnail is rendered once among three instances; a new instance with nothing in Redis answers from the S3 tier")
     func renderedOnce() throws {
         let deployment = try Deployment()
         let sizes = [40, 48, 56, 64]
@@ -93,8 +93,8 @@ struct ScaleOutTests {
         let shared = try deployment.instances.map { try Deployment.metric("imagepipe_cache_hits_total{tier=\"shared\"}", of: $0) }
         #expect(shared.reduce(0, +) >= 2, "instances that had not rendered a thumbnail took it from Redis: \(shared)")
 
-        _ = try deployment.redis.cli(["FLUSHALL"])
-        let fresh = try ServeProcess(["--root", deployment.root, "--redis", deployment.redis.configuration("ns=scale-out timeout-ms=300"),
+        // A new instance whose Redis holds nothing for it (its own namespace: as after Redis lost its data).
+        let fresh = try ServeProcess(["--root", deployment.root, "--redis", deployment.redis.configuration("ns=scale-out-cold timeout-ms=300"),
                                       "--result-store", "s3://scale-out/\(deployment.prefix)"]
                                      + deployment.store.loaderConfiguration.split(separator: "\n").flatMap { ["--loader-option", "s3:" + $0] })
         let durable = try fresh.get(deployment.path(size: 48))

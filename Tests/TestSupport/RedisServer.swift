@@ -12,7 +12,10 @@ public final class RedisServer: @unchecked Sendable {
     /// nil (with a printed reason) when redis-server is not installed: the caller skips.
     public static func startIfAvailable(port: Int? = nil) throws -> RedisServer? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { try Skip.because("/usr/bin/redis-server is missing (apt-get install redis-server)", bootstrapProvides: true) }
-        return try RedisServer(port: port)
+        if let port { return try RedisServer(port: port) }
+        // A free port can be taken by another test's server between the check and the bind: try another one.
+        for _ in 0..<2 { if let server = try? RedisServer() { return server } }
+        return try RedisServer()
     }
 
     public init(port requested: Int? = nil) throws {
@@ -26,7 +29,9 @@ public final class RedisServer: @unchecked Sendable {
         try process.run()
         self.process = process
         for _ in 0..<200 {
-            if (try? CommandLine.run("/usr/bin/redis-cli", ["-p", String(port), "ping"]))?.stdout.contains("PONG") == true { return }
+            // A server that could not bind its port has exited: a PONG on that port would be another test's server.
+            guard process.isRunning else { break }
+            if (try? CommandLine.run("/usr/bin/redis-cli", ["-p", String(port), "ping"]))?.stdout.contains("PONG") == true, process.isRunning { return }
             usleep(25_000)
         }
         stop()

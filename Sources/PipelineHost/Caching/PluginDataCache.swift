@@ -1,4 +1,3 @@
-import Dispatch
 import PluginAPI
 import VersionedStructs
 
@@ -39,13 +38,11 @@ public final class PluginDataCache: DataCaching, @unchecked Sendable {
     }
 
     /// A store shared over the network (Redis, S3) blocks its caller for a round trip, or for its timeout when
-    /// the store is unreachable: its calls run on a Dispatch thread, never on one of the cooperative pool's few
-    /// threads (one per core), where a slow store would stall every other task of the process.
+    /// the store is unreachable: its calls run on `BlockingCallPool`'s threads, never on one of the cooperative
+    /// pool's few threads (one per core), where a slow store would stall every other task of the process.
     private func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         guard descriptor.capabilities & UInt64(IP_CACHE_SHARED) != 0 else { return try body() }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        return try await BlockingCallPool.shared.run(body)
     }
 
     public func data(for key: String) async throws -> [UInt8]? {

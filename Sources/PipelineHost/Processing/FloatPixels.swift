@@ -81,7 +81,13 @@ struct FloatPixels {
         guard sigma > 0, width > 0, height > 0 else { return self }
         let radius = max(1, Int((3 * sigma + 0.5).rounded(.up)))
         let scale = 1 / (sigma * 2.0.squareRoot())
-        var kernel = (-radius...radius).map { Float(0.5 * (erf((Double($0) + 0.5) * scale) - erf((Double($0) - 0.5) * scale))) }
+        // Spelled out with types: as one expression the type checker can run out of time on a loaded machine.
+        var kernel: [Float] = (-radius...radius).map { (offset: Int) -> Float in
+            let centre = Double(offset)
+            let upper: Double = erf((centre + 0.5) * scale)
+            let lower: Double = erf((centre - 0.5) * scale)
+            return Float(0.5 * (upper - lower))
+        }
         let total = kernel.reduce(0, +)
         kernel = kernel.map { $0 / total }
         var horizontal = [Float](repeating: 0, count: values.count)
