@@ -30,7 +30,7 @@ public enum S3Curl {
 }
 
 extension S3Curl {
-    /// The process's connection share (connections, DNS answers, TLS sessions to the store), for every transfer
+    /// The process's share (DNS answers and TLS sessions to the store; not connections: CS3Curl says why), for every transfer
     /// of the plugin this module is linked into. The one Swift file that calls CS3Curl's `ip_s3_share` (its
     /// statics are per object file).
     public static var share: UnsafeMutableRawPointer? { ip_s3_share() }

@@ -126,26 +126,14 @@ public struct S3Exchange: Sendable {
         func run(_ method: String, url: String, settings: S3Settings, headers lines: [String], body payload: UnsafeRawBufferPointer,
                  timeout: UInt64, connectTimeout: UInt64, maxAnswerBytes: Int) -> Result {
             limit = maxAnswerBytes
-            var all = lines
-            if let token = settings.credentials?.sessionToken { all.append("x-amz-security-token: \(token)") }
-            // No empty "Name:" lines (the usual way to stop libcurl adding Expect or a form Content-Type): libcurl
-            // 7.88 signs such a header but does not send it, and the store then refuses the signature.
-            for line in all {
-                guard let list = curl_slist_append(headerList, line) else { return .failed(PluginFailure(IP_STATUS_NO_MEMORY, "cannot allocate headers"), transient: false) }
-                headerList = list
+            guard S3Curl.appendHeaders(lines, settings: settings, to: &headerList) else {
+                return .failed(PluginFailure(IP_STATUS_NO_MEMORY, "cannot allocate headers"), transient: false)
             }
             let context = Unmanaged.passUnretained(self).toOpaque()
-            var failed: String?
+            var failed = S3Curl.setSignedTransfer(easy, url: url, settings: settings, headers: headerList, errorBuffer: errorBuffer,
+                                                  timeoutMilliseconds: timeout, connectTimeoutMilliseconds: connectTimeout,
+                                                  context: context, write: Self.write, header: Self.header)
             func set(_ name: String, _ code: CURLcode) { if code != CURLE_OK, failed == nil { failed = name } }
-            set("URL", ip_curl_easy_setopt_string(easy, CURLOPT_URL, url))
-            set("PATH_AS_IS", ip_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1))
-            set("ERRORBUFFER", ip_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
-            set("NOSIGNAL", ip_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-            set("PROTOCOLS_STR", ip_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-            set("FOLLOWLOCATION", ip_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
-            set("TIMEOUT_MS", ip_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(max(1, timeout))))
-            set("CONNECTTIMEOUT_MS", ip_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, connectTimeout))))
-            set("USERAGENT", ip_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, S3Curl.userAgent))
             switch method {
             case "GET": break
             case "HEAD": set("NOBODY", ip_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
@@ -158,17 +146,6 @@ public struct S3Exchange: Sendable {
                                                                   UnsafeMutableRawPointer(mutating: payload.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start))))
                 }
             }
-            set("HTTPHEADER", ip_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
-            if let credentials = settings.credentials {
-                set("AWS_SIGV4", ip_curl_easy_setopt_string(easy, CURLOPT_AWS_SIGV4, "aws:amz:\(settings.region):s3"))
-                set("USERNAME", ip_curl_easy_setopt_string(easy, CURLOPT_USERNAME, credentials.accessKeyID))
-                set("PASSWORD", ip_curl_easy_setopt_string(easy, CURLOPT_PASSWORD, credentials.secretAccessKey))
-            }
-            if let share = S3Curl.share { set("SHARE", ip_s3_easy_set_share(easy, share)) }
-            set("WRITEFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, Self.write))
-            set("WRITEDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
-            set("HEADERFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, Self.header))
-            set("HEADERDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
             if let failed { return .failed(.internalError("libcurl refused CURLOPT_\(failed)"), transient: false) }
             let code = curl_easy_perform(easy)
             if overflowed { return .failed(.limitExceeded("the store's answer is larger than \(limit) bytes"), transient: false) }

@@ -4,16 +4,14 @@ import Foundation
 /// configuration and temporary folders in a test folder, one loopback port, the upstreams given. It retries a
 /// request on the next instance when one refuses the connection, resets it, times out or answers 502/503 — what a
 /// deployment's balancer does — so a test can count what a user behind it would see. nginx runs under a small
-/// supervisor that stops it (SIGQUIT to the master, then SIGKILL to its group) when `stop()` is called or the test
-/// process ends, so no nginx outlives the test.
+/// `SupervisedProcess`, which stops it (SIGQUIT to the master, then SIGKILL to its group) when `stop()` is called or
+/// the test process ends, so no nginx outlives the test.
 public final class NginxBalancer: @unchecked Sendable {
-    // @unchecked: set in init; stopped under a lock.
+    // @unchecked: set in init.
     public static let binary = "/usr/sbin/nginx"
     public let port: Int
     public let folder: String
-    private var supervisor: Process?
-    private var lifeline: Pipe?
-    private let lock = NSLock()
+    private var server: SupervisedProcess?
 
     /// nginx when it is installed and is nginx (its -v names it); else the test ends skipped (failed under make test).
     public static func requireBinary() throws {
@@ -69,32 +67,7 @@ public final class NginxBalancer: @unchecked Sendable {
         try configuration.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
         let check = try CommandLine.run(Self.binary, ["-t", "-p", folder, "-c", folder + "/nginx.conf"])
         guard check.status == 0 else { throw TestSupportError("nginx -t refused the test's configuration: \(check.stderr)") }
-        let supervise = """
-            import os, signal, subprocess, sys, time
-            child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-            try:
-                sys.stdin.buffer.read()
-            finally:
-                try:
-                    os.kill(child.pid, signal.SIGQUIT)
-                    for _ in range(50):
-                        if child.poll() is not None: break
-                        time.sleep(0.1)
-                    os.killpg(child.pid, signal.SIGKILL)
-                except ProcessLookupError: pass
-                child.wait()
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", supervise, Self.binary, "-p", folder, "-c", folder + "/nginx.conf"]
-        let pipe = Pipe()
-        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        process.standardInput = pipe
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        supervisor = process
-        lifeline = pipe
+        server = try SupervisedProcess([Self.binary, "-p", folder, "-c", folder + "/nginx.conf"], gentle: SIGQUIT)
         for _ in 0..<200 {
             if let answer = try? CommandLine.run("/usr/bin/curl", ["-s", "-m", "2", "-o", "/dev/null", "-w", "%{http_code}", url("/health")]),
                answer.stdout != "000" {
@@ -115,13 +88,7 @@ public final class NginxBalancer: @unchecked Sendable {
     public var errorLog: String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
 
     public func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let supervisor else { return }
-        self.supervisor = nil
-        try? lifeline?.fileHandleForWriting.close()
-        lifeline = nil
-        supervisor.waitUntilExit()
+        server?.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 }

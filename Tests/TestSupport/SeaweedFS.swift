@@ -10,14 +10,12 @@ import Synchronization
 /// behind would fail scripts/no-leftovers). `shared` is one store per test process (start-up takes seconds);
 /// tests use buckets of their own in it.
 public final class SeaweedFS: @unchecked Sendable {
-    // @unchecked: set in init; stop() runs under a lock.
+    // @unchecked: set in init; SupervisedProcess.stop() runs under its lock.
     public static let accessKey = "IMAGEPIPETESTKEY"
     public static let secretKey = "imagepipe-test-secret-1234"
     public let port: Int
     public let folder: String
-    private var supervisor: Process?
-    private var lifeline: Pipe?
-    private let lock = NSLock()
+    private var server: SupervisedProcess?
 
     public var endpoint: String { "http://127.0.0.1:\(port)" }
 
@@ -73,30 +71,7 @@ public final class SeaweedFS: @unchecked Sendable {
             "-s3", "-s3.port=\(port)", "-s3.port.grpc=\(ports[7])", "-s3.port.iceberg=0", "-s3.port.lance=0",
             "-s3.config=\(folder)/identities.json", "-master.volumeSizeLimitMB=16", "-volume.max=100", "-metricsPort=\(ports[8])",
         ]
-        let supervise = """
-            import os, signal, subprocess, sys
-            log = open(sys.argv[1], "w")
-            child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-            try:
-                sys.stdin.buffer.read()
-            finally:
-                try: os.killpg(child.pid, signal.SIGKILL)
-                except ProcessLookupError: pass
-                child.wait()
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", supervise, folder + "/weed.log", Self.binary] + arguments
-        let pipe = Pipe()
-        // Only the supervisor may hold the pipe open: a later child inheriting the write end would keep the store
-        // alive after the test process is gone.
-        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        process.standardInput = pipe
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        supervisor = process
-        lifeline = pipe
+        server = try SupervisedProcess([Self.binary] + arguments, log: folder + "/weed.log")
         // Ready when the S3 gateway answers an unsigned request with S3's own refusal.
         for _ in 0..<300 {
             if let answer = try? CommandLine.run("/usr/bin/curl", ["-s", "-m", "2", "-o", "/dev/null", "-w", "%{http_code}", endpoint + "/"]),
@@ -114,13 +89,7 @@ public final class SeaweedFS: @unchecked Sendable {
 
     /// Ends the store (SIGKILL to its process group, through the supervisor) and removes its data.
     public func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let supervisor else { return }
-        self.supervisor = nil
-        try? lifeline?.fileHandleForWriting.close()
-        lifeline = nil
-        supervisor.waitUntilExit()
+        server?.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -36,7 +36,7 @@ struct S3LoaderTests {
         }
     }
 
-    @Test("objects come back byte for byte, keys with spaces, '+', '%' and non-ASCII included, over reused connections")
+    @Test("objects come back byte for byte, keys with spaces, '+', '%' and non-ASCII included, 24 at once")
     func reads() async throws {
         let objects = ["plain.bin": Self.bytes(200_000), "dir/with space+plus%25 ü.bin": Self.bytes(3_000, seed: 9), "empty.bin": []]
         let store = try Self.bucket("reads", objects)

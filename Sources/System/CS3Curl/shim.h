@@ -1,7 +1,13 @@
-/* What the S3 loader needs from libcurl beyond the shared typed wrappers (CCurl): one connection share for the
- * process, so loads on different threads reuse connections, DNS answers and TLS sessions to the store (a new TLS
- * handshake per object would dominate small reads), and the progress callback through which a cancel stops a
- * transfer that is waiting for bytes. Static inline: the Swift module that imports this header compiles them. */
+/* What the S3 loader needs from libcurl beyond the shared typed wrappers (CCurl): one share for the process, so
+ * loads on different threads reuse DNS answers and TLS sessions to the store (a full TLS handshake per object would
+ * dominate small reads), and the progress callback through which a cancel stops a transfer that is waiting for
+ * bytes. Static inline: the Swift module that imports this header compiles them.
+ *
+ * Not the connection cache (CURL_LOCK_DATA_CONNECT): libcurl 7.88 does not make it safe to share between
+ * concurrent threads (its maintainers: sharing the pool between threads "requires more work to be properly
+ * functional"), and with it, under the full test suite's load, a GET missed an object the store held — a mixed-up
+ * answer, which for a loader could be another object's bytes. Each transfer has its own connection; TLS resumes
+ * from the shared session cache. */
 #ifndef IMAGEPIPE_CS3CURL_SHIM_H
 #define IMAGEPIPE_CS3CURL_SHIM_H
 
@@ -40,7 +46,6 @@ static inline void ip_s3_share_make(void) {
     if (!share) return;
     if (curl_share_setopt(share, CURLSHOPT_LOCKFUNC, ip_s3_share_lock) != CURLSHE_OK ||
         curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, ip_s3_share_unlock) != CURLSHE_OK ||
-        curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK ||
         curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
         curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
         curl_share_cleanup(share);

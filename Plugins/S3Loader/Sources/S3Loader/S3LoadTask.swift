@@ -14,7 +14,7 @@ import Glibc
 ///
 /// Why a thread per load rather than HTTPLoader's multi-handle engine: a load here is a short signed request with
 /// retries and an error body to read, and sharing the engine would mean sharing HTTPLoader's code across plugins;
-/// the connection share keeps what the engine gives (reused connections and TLS sessions to the store).
+/// the process's share keeps DNS answers and TLS sessions to the store (not connections: CS3Curl's header says why).
 ///
 /// Retries: an answer the store marks as its own trouble (5xx, SlowDown) or a failed connection is tried again,
 /// up to `max-attempts`, after a jittered exponential backoff, within the request's deadline, and only while nothing

@@ -46,38 +46,16 @@ final class S3Transfer {
     }
 
     private func configure() throws {
-        var lines = ["x-amz-content-sha256: \(Self.emptyPayloadHash)"]
-        if let token = task.settings.credentials?.sessionToken { lines.append("x-amz-security-token: \(token)") }
-        lines += task.request.headers
-        for line in lines {
-            guard let list = curl_slist_append(headerList, line) else { throw PluginFailure(IP_STATUS_NO_MEMORY, "cannot allocate the request headers") }
-            headerList = list
+        guard S3Curl.appendHeaders(["x-amz-content-sha256: \(Self.emptyPayloadHash)"] + task.request.headers, settings: task.settings, to: &headerList) else {
+            throw PluginFailure(IP_STATUS_NO_MEMORY, "cannot allocate the request headers")
         }
         let context = Unmanaged.passUnretained(task).toOpaque()
-        var failed: String?
+        var failed = S3Curl.setSignedTransfer(easy, url: task.location.requestURL(task.settings), settings: task.settings, headers: headerList,
+                                              errorBuffer: errorBuffer, timeoutMilliseconds: remainingMilliseconds,
+                                              connectTimeoutMilliseconds: UInt64(task.request.connectTimeoutMilliseconds),
+                                              context: context, write: Self.write, header: Self.header)
         func set(_ name: String, _ code: CURLcode) { if code != CURLE_OK, failed == nil { failed = name } }
-        set("URL", ip_curl_easy_setopt_string(easy, CURLOPT_URL, task.location.requestURL(task.settings)))
-        // The key is literal: never collapse dot segments (S3Location also refuses them, to be safe behind proxies).
-        set("PATH_AS_IS", ip_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1))
-        set("ERRORBUFFER", ip_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        set("NOSIGNAL", ip_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-        set("PROTOCOLS_STR", ip_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-        set("FOLLOWLOCATION", ip_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
-        set("TIMEOUT_MS", ip_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(max(1, remainingMilliseconds))))
-        set("CONNECTTIMEOUT_MS", ip_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(task.request.connectTimeoutMilliseconds)))
         set("BUFFERSIZE", ip_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 << 10))
-        set("USERAGENT", ip_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, S3Curl.userAgent))
-        set("HTTPHEADER", ip_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
-        if let credentials = task.settings.credentials {
-            set("AWS_SIGV4", ip_curl_easy_setopt_string(easy, CURLOPT_AWS_SIGV4, "aws:amz:\(task.settings.region):s3"))
-            set("USERNAME", ip_curl_easy_setopt_string(easy, CURLOPT_USERNAME, credentials.accessKeyID))
-            set("PASSWORD", ip_curl_easy_setopt_string(easy, CURLOPT_PASSWORD, credentials.secretAccessKey))
-        }
-        if let share = S3Curl.share { set("SHARE", ip_s3_easy_set_share(easy, share)) }
-        set("WRITEFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, Self.write))
-        set("WRITEDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
-        set("HEADERFUNCTION", ip_curl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, Self.header))
-        set("HEADERDATA", ip_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         set("XFERINFOFUNCTION", ip_s3_easy_set_progress(easy, Self.progress, context))
         if let failed { throw PluginFailure.internalError("libcurl refused CURLOPT_\(failed)") }
     }
