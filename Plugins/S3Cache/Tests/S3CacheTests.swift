@@ -28,6 +28,17 @@ struct S3CacheTests {
         try Self.store(first + "\n" + store.loaderConfiguration)
     }
 
+    /// The tier's value for `key`, asked again for up to 3 s while it is a miss: under the whole suite's load this
+    /// SeaweedFS now and then answers a GET with a miss for an object it has just stored (the object read back intact
+    /// by curl right after; SeaweedFS's own issue #9806 describes reads trailing writes). A missing entry still fails.
+    static func settled(_ tier: PluginDataCache, _ key: String) async throws -> [UInt8]? {
+        for _ in 0..<20 {
+            if let value = try await tier.data(for: key) { return value }
+            try await Task.sleep(nanoseconds: 150_000_000)
+        }
+        return try await tier.data(for: key)
+    }
+
     static func value(_ count: Int, seed: UInt64) -> [UInt8] {
         var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -84,7 +95,7 @@ struct S3CacheTests {
         try await lasting.store([UInt8](repeating: 1, count: 1000), for: "small")
         try await lasting.store([UInt8](repeating: 2, count: 1001), for: "big")
         let name = "ttl/" + ServeProcess.hex(Array(SHA256Check.digest("small")))
-        let small = try await lasting.data(for: "small")
+        let small = try await Self.settled(lasting, "small")
         if small?.count != 1000 {
             let raw = try store.object(bucket: "s3cache", key: name) ?? []
             Issue.record("small: \(String(describing: small?.count)) bytes; the object: \(raw.count) bytes starting \(String(decoding: raw.prefix(80), as: UTF8.self).debugDescription)")
@@ -96,7 +107,7 @@ struct S3CacheTests {
         try await brief.store([3, 4, 5], for: "brief")
         try await Task.sleep(nanoseconds: 2_100_000_000)
         #expect(try await brief.data(for: "brief") == nil, "expired")
-        #expect(try await lasting.data(for: "small")?.count == 1000, "the long-lived entry is still there")
+        #expect(try await Self.settled(lasting, "small")?.count == 1000, "the long-lived entry is still there")
     }
 
     @Test("configuration: a location is required, unknown keys and bad values are refused by name")
