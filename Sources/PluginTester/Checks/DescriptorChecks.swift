@@ -35,7 +35,8 @@ enum DescriptorChecks {
             for scheme in schemes where scheme != scheme.lowercased() || scheme.contains(":") {
                 context.fail("\(label) scheme \"\(scheme)\" must be lower case without ':'")
             }
-            checkUnknownBits(d.capabilities, known: 0b11, label, context)
+            checkUnknownBits(d.capabilities, known: UInt64(IP_LOADER_THREAD_SAFE) | UInt64(IP_LOADER_KNOWS_SIZE)
+                                 | UInt64(IP_LOADER_WRITES) | UInt64(IP_LOADER_RANGES), label, context)
         }
         for (index, cache) in try plugin.caches().enumerated() {
             let label = "cache #\(index)"
