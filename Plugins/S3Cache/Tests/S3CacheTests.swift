@@ -80,14 +80,18 @@ struct S3CacheTests {
         // The cap and the expiry, each judged where timing cannot fool it: what the store holds after the puts (read
         // with curl), and a miss once the ttl has passed. That a stored entry is served is roundTrip's check.
         let lasting = try Self.open("s3://s3cache/ttl ttl=60 max-entry=1000 timeout-ms=15000", store)
+        // The stamp is judged against the clock around the put, never against a later read: under the whole suite a
+        // test task can wait minutes for a cooperative thread (other tests block theirs on subprocesses), long
+        // enough for an entry to expire before the next line runs.
+        let before = Int(Date().timeIntervalSince1970)
         try await lasting.store([UInt8](repeating: 1, count: 1000), for: "small")
+        let after = Int(Date().timeIntervalSince1970)
         try await lasting.store([UInt8](repeating: 2, count: 1001), for: "big")
         let small = try store.object(bucket: "s3cache", key: "ttl/" + ServeProcess.hex(Array(SHA256Check.digest("small")))) ?? []
         let header = String(decoding: small.prefix(while: { $0 != 10 }), as: UTF8.self).split(separator: " ")
         #expect(small.count == 1000 + header.joined(separator: " ").utf8.count + 1 + 5 && header.first == "imagepipe-result/1", "\(header)")
         let expires = header.count == 3 ? Int(header[1]) ?? 0 : 0
-        let now = Int(Date().timeIntervalSince1970)
-        #expect((now + 50)...(now + 61) ~= expires, "expires \(expires), now \(now): ttl=60")
+        #expect((before + 60)...(after + 60) ~= expires, "expires \(expires), stored between \(before) and \(after): ttl=60")
         #expect(try store.head("/s3cache/ttl/" + ServeProcess.hex(Array(SHA256Check.digest("big")))).status == 404, "over the cap, not stored")
         #expect(try await lasting.data(for: "big") == nil)
         // Expiry is whole seconds: an entry with ttl=1 is served for at most a second.
