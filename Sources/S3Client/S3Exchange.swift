@@ -112,13 +112,13 @@ public struct S3Exchange: Sendable {
         private var overflowed = false
 
         init() throws {
-            guard let easy = curl_easy_init() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_easy_init failed") }
+            guard let easy = S3CurlHandles.take() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_easy_init failed") }
             self.easy = easy
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         }
 
         deinit {
-            curl_easy_cleanup(easy)
+            S3CurlHandles.give(easy)
             if let headerList { curl_slist_free_all(headerList) }
             errorBuffer.deallocate()
         }

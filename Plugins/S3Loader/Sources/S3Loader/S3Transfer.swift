@@ -6,7 +6,7 @@ import S3Client
 
 /// One attempt's curl easy handle: the signed GET (libcurl's own AWS Signature Version 4, CURLOPT_AWS_SIGV4: the
 /// field's most used HTTP library signs the canonical request, rather than this plugin re-implementing it), over
-/// the process's shared connections, with the task's callbacks.
+/// a connection kept by a reused easy handle (S3CurlHandles), with the task's callbacks.
 ///
 /// libcurl 7.88 signs every header it sends that the request adds, so the session token and the payload hash
 /// (S3 refuses a SigV4 request without x-amz-content-sha256, which this libcurl does not add) are signed too.
@@ -21,7 +21,7 @@ final class S3Transfer {
     private let remainingMilliseconds: UInt64
 
     init(task: S3LoadTask, remainingMilliseconds: UInt64) throws {
-        guard let easy = curl_easy_init() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_easy_init failed") }
+        guard let easy = S3CurlHandles.take() else { throw PluginFailure(IP_STATUS_NO_MEMORY, "curl_easy_init failed") }
         self.easy = easy
         self.task = task
         self.remainingMilliseconds = remainingMilliseconds
@@ -40,7 +40,7 @@ final class S3Transfer {
     private func cleanUp() {
         guard !cleaned else { return }
         cleaned = true
-        curl_easy_cleanup(easy)
+        S3CurlHandles.give(easy)
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
