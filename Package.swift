@@ -11,6 +11,7 @@
 //   Sources/VersionedStructs the one rule for reading a versioned ABI struct (host, PluginKit, tester)
 //   Sources/HostGeometry     the host's placement, offered to plugins as ip_host.place
 //   Sources/S3Client         the S3 protocol (SigV4 exchanges, uploads) shared by the S3Loader and S3Cache plugins
+//   Sources/BoxShrink        block averages of rows as they are decoded (shrink-on-load), shared by the PNG and TIFF coders
 //   Plugins/<Name>/Sources   one dynamic library per plugin (plus its C glue or system-library targets)
 //   Plugins/<Name>/Tests     that plugin's tests; they load only that plugin's .so from plugins.d
 //   Plugins/TemplateCoder    a plugin in plain C, built by the Makefile with cc (not by SwiftPM)
@@ -136,6 +137,9 @@ let package = Package(
 
         // The S3 protocol the S3Loader and S3Cache plugins share (linked into each; no Swift type crosses a plugin's boundary).
         .target(name: "S3Client", dependencies: ["PluginAPI", "PluginKit", "CCurl", "CS3Curl", "CCrypto"], path: "Sources/S3Client"),
+
+        // Shrink-on-load by block averages while rows are decoded, shared by the PNG and TIFF coders (linked into each).
+        .target(name: "BoxShrink", path: "Sources/BoxShrink"),
 
         // C libraries from Debian that more than one part of the tree uses (a plugin's own are in its folder).
         // Little CMS 2: every ICC transform of the host's colour step, CMYK JPEGs in JPEGCodec.

@@ -35,6 +35,15 @@ public struct StandIn {
         return placed.out_width == wanted.out_width && placed.out_height == wanted.out_height
     }
 
+    /// The block side for a reduce-while-decoding (BoxShrink: `width / k` by `height / k` block averages): the
+    /// largest k whose reduction still leaves at least twice the drawn size in both dimensions — the host's own rule
+    /// before its Lanczos pass, which then has at most 4:1 left — and may stand in; 1 when nothing smaller may.
+    public func blockFactor() -> Int {
+        var factor = Int(min(full.width / drawn.width, full.height / drawn.height) / 2)
+        while factor >= 2, !accepts(width: Int(full.width) / factor, height: Int(full.height) / factor) { factor -= 1 }
+        return max(1, factor)
+    }
+
     /// The smallest of `candidates` that may stand in, by the size `size` gives each.
     public func smallest<Candidate>(of candidates: [Candidate], size: (Candidate) -> (width: Int, height: Int)) -> Candidate? {
         candidates.filter { let s = size($0); return accepts(width: s.width, height: s.height) }

@@ -1,6 +1,8 @@
 /* PNGCodec: reading a PNG from memory (probe and decode). */
 #include "png_codec_internal.h"
 
+#include <box_shrink.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +232,12 @@ static void reader_request_rgba(pngc_reader *reader, int output16) {
 #endif
 }
 
+/* The one decode loop: rows into `pixels` (stride apart), or, with `reduce`, each into `scratch` and then the
+ * shrinker. */
+static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+                             uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
+                             pngc_cancel_fn cancelled, void *cancel_context, ip_message message);
+
 ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
                       uint8_t *pixels, size_t stride, pngc_cancel_fn cancelled, void *cancel_context,
                       ip_message message) {
@@ -237,6 +245,31 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
         pngc_message(message, "pngc_decode: missing header or pixel buffer");
         return IP_STATUS_INTERNAL;
     }
+    return decode_rows(data, size, expected, output16, pixels, stride, NULL, NULL, cancelled, cancel_context, message);
+}
+
+ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+                              struct bxs_shrinker *reduce, pngc_cancel_fn cancelled, void *cancel_context,
+                              ip_message message) {
+    if (expected == NULL || reduce == NULL || expected->interlaced) {
+        pngc_message(message, "pngc_decode_reduced: missing header or shrinker, or an interlaced PNG");
+        return IP_STATUS_INTERNAL;
+    }
+    size_t row_bytes = (size_t)expected->width * (output16 ? 8u : 4u);
+    uint8_t *scratch = malloc(row_bytes);
+    if (scratch == NULL) {
+        pngc_message(message, "out of memory for one row of %zu bytes", row_bytes);
+        return IP_STATUS_NO_MEMORY;
+    }
+    ip_status status = decode_rows(data, size, expected, output16, NULL, row_bytes, reduce, scratch, cancelled,
+                                   cancel_context, message);
+    free(scratch);
+    return status;
+}
+
+static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+                             uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
+                             pngc_cancel_fn cancelled, void *cancel_context, ip_message message) {
     size_t row_bytes = (size_t)expected->width * (output16 ? 8u : 4u);
     if (stride < row_bytes) {
         pngc_message(message, "pngc_decode: stride %zu is smaller than a row of %zu bytes", stride, row_bytes);
@@ -249,6 +282,11 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
         /* Every row was already copied into `pixels` when libpng went on to finish the stream (and failed on, or
          * was stopped before, whatever follows the image in it): done. */
         status = reader->image_complete || all_rows_done(reader) ? IP_STATUS_OK : reader_failure(reader, message);
+        /* libpng fills the last row before it goes on to the end of the stream, where it was stopped: that row
+         * never came back from png_read_row, so it is still to be handed to the shrinker. */
+        if (status == IP_STATUS_OK && reduce != NULL && bxs_rows_pushed(reduce) + 1 == expected->height) {
+            bxs_push(reduce, scratch);
+        }
         reader_destroy(reader);
         return status;
     }
@@ -283,7 +321,12 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
                 reader_destroy(reader);
                 return IP_STATUS_CANCELLED;
             }
-            png_read_row(reader->png, pixels + (size_t)y * stride, NULL);
+            if (reduce == NULL) {
+                png_read_row(reader->png, pixels + (size_t)y * stride, NULL);
+            } else {
+                png_read_row(reader->png, scratch, NULL);
+                bxs_push(reduce, scratch);
+            }
         }
     }
     /* Nothing after the last row is read (see all_rows_done): a file cut or damaged after its last row still

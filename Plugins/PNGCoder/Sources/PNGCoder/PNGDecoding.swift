@@ -1,3 +1,4 @@
+import BoxShrink
 import PNGCodec
 import PluginAPI
 import PluginKit
@@ -28,7 +29,8 @@ enum PNGDecoding {
         ABIStruct.write(info, to: target)
     }
 
-    /// Decodes the whole image at full size into a host buffer (the host scales: the coder lacks IP_CODER_SCALES).
+    /// Decodes the image into a host buffer: at full size, or reduced by whole blocks for a thumbnail (the host
+    /// finishes the size: the coder lacks IP_CODER_SCALES).
     static func decode(_ request: UnsafePointer<ip_decode_request>?, into target: UnsafeMutablePointer<ip_image>?) throws {
         guard let target else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
@@ -46,7 +48,20 @@ enum PNGDecoding {
                     + "the data has \(view.data.count)")
         }
         let output16 = view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) && header.bit_depth == 16
-        var image = try Host.allocatePixels(
+        let factor = header.interlaced == 0 ? StandIn(full: width, height, request: view)?.blockFactor() ?? 1 : 1
+        var image = factor > 1
+            ? try decodeReduced(view, header: &header, factor: factor, output16: output16)
+            : try decodeFull(view, header: &header, output16: output16)
+        image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
+        image.duration_ms = 0
+        image.index = 0
+        writeColor(header, into: &image, call: view.call)
+        ABIStruct.write(image, to: target)
+    }
+
+    private static func decodeFull(_ view: DecodeRequestView, header: inout pngc_info, output16: Bool) throws -> ip_image {
+        let width = Int(header.width), height = Int(header.height)
+        let image = try Host.allocatePixels(
             view.call, width: width, height: height, format: output16 ? IP_PIXEL_RGBA16 : IP_PIXEL_RGBA8)
         guard let pixels = image.pixels else { throw PluginFailure.internalError("host returned no pixels") }
         try codecCall { message in
@@ -54,11 +69,31 @@ enum PNGDecoding {
                 view.data.baseAddress, view.data.count, &header, output16 ? 1 : 0, pixels, Int(image.stride),
                 CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
         }
-        image.alpha_mode = header.hasAlpha ? IP_ALPHA_STRAIGHT : IP_ALPHA_NONE
-        image.duration_ms = 0
-        image.index = 0
-        writeColor(header, into: &image, call: view.call)
-        ABIStruct.write(image, to: target)
+        return image
+    }
+
+    /// Shrink-on-load for a thumbnail: rows are averaged in `factor` x `factor` blocks as libpng produces them, so
+    /// the full-size image is never held (a 12000 x 12000 PNG would take 576 MB), only the reduced one that the
+    /// host's resampler finishes as it would have finished the full one (StandIn's block rule).
+    private static func decodeReduced(_ view: DecodeRequestView, header: inout pngc_info, factor: Int, output16: Bool) throws -> ip_image {
+        let reducedWidth = Int(bxs_reduced(header.width, UInt32(factor)))
+        let reducedHeight = Int(bxs_reduced(header.height, UInt32(factor)))
+        let image = try Host.allocatePixels(
+            view.call, width: reducedWidth, height: reducedHeight, format: output16 ? IP_PIXEL_RGBA16 : IP_PIXEL_RGBA8)
+        guard let pixels = image.pixels else { throw PluginFailure.internalError("host returned no pixels") }
+        var layout = bxs_layout(width: header.width, height: header.height, factor: UInt32(factor), sample16: output16 ? 1 : 0,
+                                straight_alpha: header.hasAlpha ? 1 : 0, out: pixels, out_stride: Int(image.stride))
+        guard let shrinker = bxs_create(&layout) else { throw PluginFailure(IP_STATUS_NO_MEMORY, "no memory for the row sums of a reduced decode") }
+        defer { bxs_destroy(shrinker) }
+        try codecCall { message in
+            pngc_decode_reduced(
+                view.data.baseAddress, view.data.count, &header, output16 ? 1 : 0, shrinker,
+                CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
+        }
+        guard bxs_rows_pushed(shrinker) == header.height else {
+            throw PluginFailure.internalError("the reduced decode saw \(bxs_rows_pushed(shrinker)) of \(header.height) rows")
+        }
+        return image
     }
 
     /// The colour chunks' facts in ABI form, the profile copied into host memory (left out if the host refuses).

@@ -1,3 +1,4 @@
+import BoxShrink
 import CTIFF
 import PluginAPI
 import PluginKit
@@ -12,7 +13,8 @@ import PluginKit
 /// bits by the RGBA interface unless the request asks for high bit depth; those, and floating-point pages, which it
 /// refuses, are read block by block by `TIFFBlockPixels` into RGBA16.
 /// The Orientation tag is applied here, from the stored rows (libtiff's own flips are cancelled).
-/// A thumbnail request decodes the smallest reduced-resolution copy that covers it (`TIFFLevels`).
+/// A thumbnail request decodes the smallest reduced-resolution copy that covers it (`TIFFLevels`); without one small
+/// enough, the RGBA interface's strips or tiles are averaged in blocks while they are read (`readReduced`).
 enum TIFFDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
@@ -102,6 +104,16 @@ enum TIFFDecoding {
         // orientation is done below (one rule for pages and their reduced copies, whose tags may differ).
         let directoryOrientation = file.orientation
         reader.req_orientation = UInt16(directoryOrientation > 4 ? directoryOrientation - 4 : directoryOrientation)
+        let factor = StandIn(full: width, height, request: view)?.blockFactor() ?? 1
+        let bandRows = Self.bandRows(file)
+        if factor > 1, bandRows < stored.height {
+            var output = try readReduced(&reader, file: file, stored: stored, factor: factor, bandRows: bandRows,
+                                         orientation: orientation, call: view.call)
+            output.alpha_mode = ip_alpha_mode(file.hasAlpha ? IP_ALPHA_PREMULTIPLIED : IP_ALPHA_NONE)
+            output.index = UInt32(view.options.page_index)
+            color.write(into: &output, call: view.call)
+            return ABIStruct.write(output, to: image)
+        }
         var output = try Host.allocatePixels(view.call, width: width, height: height, format: IP_PIXEL_RGBA8)
         guard let pixels = output.pixels else { throw PluginFailure.internalError("the host returned no pixels") }
         try Host.checkCancellation(view.call)
@@ -123,6 +135,51 @@ enum TIFFDecoding {
         output.index = UInt32(view.options.page_index)
         color.write(into: &output, call: view.call)
         ABIStruct.write(output, to: image)
+    }
+
+    /// Rows one read of the RGBA interface decodes whole: a strip's, or a row of tiles' (a band that cut a strip
+    /// or tile would decode it again for each band).
+    private static func bandRows(_ file: TIFFFile) -> Int {
+        var rows: UInt32 = 0
+        let tag = TIFFIsTiled(file.tiff) != 0 ? TIFFTAG_TILELENGTH : TIFFTAG_ROWSPERSTRIP
+        guard ip_tiff_u32(file.tiff, UInt32(tag), &rows) != 0, rows > 0 else { return file.storedSize.height }
+        return min(Int(rows), file.storedSize.height)
+    }
+
+    /// Shrink-on-load for a thumbnail of a page without a reduced copy small enough: strip by strip (or row of
+    /// tiles by row of tiles) through the RGBA interface into `factor` x `factor` block averages (BoxShrink), so only
+    /// one band of the full size and the reduced image are held — never the whole page, as libvips streams strips
+    /// through its shrink. The orientation is applied to the reduced image. Alpha stays associated, as the interface
+    /// gives it, and the blocks average it as it is (the host's own average of premultiplied pixels).
+    private static func readReduced(_ reader: inout TIFFRGBAImage, file: TIFFFile, stored: (width: Int, height: Int), factor: Int,
+                                    bandRows: Int, orientation: Int, call: OpaquePointer?) throws -> ip_image {
+        let reduced = (width: Int(bxs_reduced(UInt32(stored.width), UInt32(factor))),
+                       height: Int(bxs_reduced(UInt32(stored.height), UInt32(factor))))
+        let band = try Host.allocatePixels(call, width: stored.width, height: bandRows, format: IP_PIXEL_RGBA8)
+        defer { Host.freePixels(call, band.pixels) }
+        let (displayWidth, displayHeight) = orientation > 4 ? (reduced.height, reduced.width) : reduced
+        let output = try Host.allocatePixels(call, width: displayWidth, height: displayHeight, format: IP_PIXEL_RGBA8)
+        let scratch = orientation == 1 ? nil : try Host.allocatePixels(call, width: reduced.width, height: reduced.height, format: IP_PIXEL_RGBA8)
+        defer { if let scratch { Host.freePixels(call, scratch.pixels) } }
+        guard let rows = band.pixels, Int(band.stride) == stored.width * 4, let target = (scratch ?? output).pixels else {
+            throw PluginFailure.internalError("the host's band rows are not packed")
+        }
+        var layout = bxs_layout(width: UInt32(stored.width), height: UInt32(stored.height), factor: UInt32(factor), sample16: 0,
+                                straight_alpha: 0, out: target, out_stride: Int((scratch ?? output).stride))
+        guard let shrinker = bxs_create(&layout) else { throw PluginFailure(IP_STATUS_NO_MEMORY, "no memory for the row sums of a reduced decode") }
+        defer { bxs_destroy(shrinker) }
+        for first in stride(from: 0, to: stored.height, by: bandRows) {
+            try Host.checkCancellation(call)
+            let count = min(bandRows, stored.height - first)
+            reader.row_offset = Int32(first)
+            try read(&reader, into: UnsafeMutableRawPointer(rows), width: stored.width, height: count, file: file)
+            for row in 0..<count { bxs_push(shrinker, rows + row * stored.width * 4) }
+        }
+        if let scratch, let reducedRows = scratch.pixels, let pixels = output.pixels {
+            place(UnsafeRawPointer(reducedRows).assumingMemoryBound(to: UInt32.self), stored: reduced, orientation: orientation,
+                  into: pixels, stride: Int(output.stride))
+        }
+        return output
     }
 
     /// The page through the RGBA interface into packed rows, top row first.

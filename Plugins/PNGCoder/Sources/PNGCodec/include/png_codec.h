@@ -68,6 +68,16 @@ ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expecte
                       uint8_t *pixels, size_t stride, pngc_cancel_fn cancelled, void *cancel_context,
                       ip_message message);
 
+struct bxs_shrinker;
+
+/* As pngc_decode, but every row goes through `reduce` (BoxShrink, made for this header's size and the same
+ * output16) instead of into a full-size buffer: the shrinker's output is then the reduced image. Only one row of
+ * the full size is ever held. Non-interlaced PNGs only (an Adam7 pass revisits every row: INTERNAL otherwise).
+ * [thread-safe] */
+ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+                              struct bxs_shrinker *reduce, pngc_cancel_fn cancelled, void *cancel_context,
+                              ip_message message);
+
 /* What to write and how. Everything is borrowed for the duration of pngc_encode. */
 typedef struct pngc_encode_params {
     /* Source rows: RGBA, 8 bits per channel, or native-endian 16 bits when input16 is non-zero. */
