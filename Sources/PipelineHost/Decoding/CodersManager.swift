@@ -53,6 +53,14 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
         try decode(data: data, options: options, isolation: nil, timeout: nil, cancellation: cancellation)
     }
 
+    /// What the chosen coder itself returns for `options`, before the host finishes it (resampling, tint, colour):
+    /// lets a plugin's tests see its shrink-on-load, which the finished image hides. In this process.
+    package func decodeUnfinished(data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> Image {
+        guard let coder = coder(forData: data) else { throw PipelineError.decodingFailed(coder: "-", status: .unsupported, message: "no coder") }
+        let context = CallContext(limits: options.limits)
+        return try data.withUnsafeBytes { try coder.decodeRaw($0, options: options, context: context) }
+    }
+
     /// Decodes with `coder` in this process, whatever the isolation policy.
     func decodeInProcess(data: [UInt8], coder: PluginCoder, options: DecodeOptions, cancellation: CallContext?) throws -> Image {
         let context = cancellation ?? CallContext(limits: options.limits)
