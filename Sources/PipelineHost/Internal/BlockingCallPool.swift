@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Threads of the process's own for calls that block on the network: a shared cache tier's round trips (Redis,
 /// S3), which take a millisecond when the store answers and up to their timeout when it does not.
@@ -8,15 +10,21 @@ import Foundation
 /// workers only slowly (16 calls of 0.5 s on 2 cores took 2.5 s there, not 0.5 s), so a service's cache calls
 /// would wait for each other behind a slow store. Here a call starts at once on an idle thread, or on a new one
 /// up to `maxThreads`; beyond that it waits its turn. Idle threads stay for the next calls.
-package final class BlockingCallPool: @unchecked Sendable {
-    // @unchecked: every field is read and written under `condition`.
+///
+/// Plain pthreads, not Foundation's `Thread`/`NSCondition`: importing Foundation links libFoundation and ICU into
+/// every binary using the host (30 MB of relocations on each start of the CLI).
+package final class BlockingCallPool: Sendable {
     package static let shared = BlockingCallPool(maxThreads: 64)
 
-    private let condition = NSCondition()
-    private var pending: [@Sendable () -> Void] = []
-    private var next = 0
-    private var idle = 0
-    private var threads = 0
+    private struct State {
+        var pending: [@Sendable () -> Void] = []
+        var next = 0
+        /// Threads started; those not `busy` are idle or about to take a call already signalled to them.
+        var threads = 0
+        var busy = 0
+    }
+
+    private let monitor = Monitor(State())
     private let maxThreads: Int
 
     package init(maxThreads: Int) { self.maxThreads = maxThreads }
@@ -29,38 +37,56 @@ package final class BlockingCallPool: @unchecked Sendable {
     }
 
     private func submit(_ work: @escaping @Sendable () -> Void) {
-        condition.lock()
-        pending.append(work)
-        // More calls waiting than idle threads to take them (idle threads already signalled count as taken).
-        let grow = pending.count - next > idle && threads < maxThreads
-        if grow { threads += 1 }
-        condition.signal()
-        condition.unlock()
-        if grow {
-            let thread = Thread { [self] in serve() }
-            thread.name = "imagepipe-blocking"
-            thread.stackSize = 512 * 1024
-            thread.start()
+        let grow = monitor.updateWakingOne { state in
+            state.pending.append(work)
+            // More calls waiting than threads free to take them.
+            let grow = state.pending.count - state.next > state.threads - state.busy && state.threads < maxThreads
+            if grow { state.threads += 1 }
+            return grow
+        }
+        if grow && !startThread() {
+            monitor.withLock { $0.threads -= 1 }
+            serveOne()  // no thread to be had: run the call here rather than lose it
         }
     }
 
-    private func serve() {
-        while true {
-            condition.lock()
-            while next == pending.count {
-                idle += 1
-                condition.wait()
-                idle -= 1
-            }
-            let work = pending[next]
-            next += 1
+    /// Takes the next call, waiting for one.
+    private func take() -> @Sendable () -> Void {
+        monitor.wait { state -> (@Sendable () -> Void)? in
+            guard state.next < state.pending.count else { return nil }
+            let work = state.pending[state.next]
+            state.next += 1
+            state.busy += 1
             // Compact now and then, so the array does not grow with every call ever made.
-            if next == pending.count || next > 1024 {
-                pending.removeFirst(next)
-                next = 0
+            if state.next == state.pending.count || state.next > 1024 {
+                state.pending.removeFirst(state.next)
+                state.next = 0
             }
-            condition.unlock()
-            work()
+            return work
         }
+    }
+
+    private func serveOne() {
+        take()()
+        monitor.withLock { $0.busy -= 1 }
+    }
+
+    private func startThread() -> Bool {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 512 * 1024)
+        var thread = pthread_t()
+        let started = pthread_create(&thread, &attributes, { raw in
+            let pool = Unmanaged<BlockingCallPool>.fromOpaque(raw!).takeRetainedValue()
+            while true { pool.serveOne() }
+        }, context)
+        guard started == 0 else {
+            Unmanaged<BlockingCallPool>.fromOpaque(context).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
     }
 }

@@ -54,4 +54,14 @@ final class Monitor<State>: @unchecked Sendable {
         }
         return try body(&state)
     }
+
+    /// Changes the state and wakes one waiter: for a queue where any one waiter can take what was added.
+    func updateWakingOne<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_signal(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&state)
+    }
 }

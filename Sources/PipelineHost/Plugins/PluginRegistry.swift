@@ -34,9 +34,13 @@ public final class PluginRegistry: Sendable {
     public static func scan(_ searchPath: PluginSearchPath, cachePath: String? = defaultCachePath,
                             scanner: PluginScanner? = nil) -> PluginRegistry {
         let cache = RegistryCache(directory: cachePath)
+        let facts = FolderFacts()
+        let folders = searchPath.entries.map { (entry: $0, files: pluginFiles(in: $0.directory)) }
+        var refusals: [String: String] = [:]
+        for path in folders.flatMap(\.files) { refusals[path] = PluginFileCheck.refusal(path: path, facts: facts) }
         let scanned = scanner.map { scanner in
-            scanner.inspect(searchPath.entries.flatMap { pluginFiles(in: $0.directory) }.filter { path in
-                guard PluginFileCheck.refusal(path: path) == nil, let key = FileKey(path: path) else { return false }
+            scanner.inspect(folders.flatMap(\.files).filter { path in
+                guard refusals[path] == nil, let key = FileKey(path: path) else { return false }
                 return cache.lookup(path, key: key) == nil
             })
         } ?? [:]
@@ -47,10 +51,10 @@ public final class PluginRegistry: Sendable {
         var pluginOwners: [String: String] = [:]
         var componentOwners: [String: String] = [:]
 
-        for entry in searchPath.entries {
+        for (entry, files) in folders {
             cache.scanned(folder: entry.directory)
-            for path in pluginFiles(in: entry.directory) {
-                if let reason = PluginFileCheck.refusal(path: path) {
+            for path in files {
+                if let reason = refusals[path] {
                     records.append(.refused(path, reason))
                     continue
                 }
