@@ -47,19 +47,19 @@ final class Monitor<State>: @unchecked Sendable {
 
     /// Changes the state and wakes every waiter.
     func update<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer {
-            pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
-        }
-        return try body(&state)
+        try change(body, wake: pthread_cond_broadcast)
     }
 
     /// Changes the state and wakes one waiter: for a queue where any one waiter can take what was added.
     func updateWakingOne<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try change(body, wake: pthread_cond_signal)
+    }
+
+    private func change<R>(_ body: (inout State) throws -> R,
+                           wake: (UnsafeMutablePointer<pthread_cond_t>) -> Int32) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer {
-            pthread_cond_signal(condition)
+            _ = wake(condition)
             pthread_mutex_unlock(mutex)
         }
         return try body(&state)
