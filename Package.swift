@@ -128,7 +128,8 @@ let package = Package(
         // The plugin tester (`imagepipe plugin test`): every check in a child process, as clap-validator beside CLAP.
         .target(name: "PluginTester", dependencies: ["PipelineHost", "PluginAPI", "VersionedStructs"], path: "Sources/PluginTester"),
         // `imagepipe serve`'s HTTP server: libmicrohttpd behind a small C layer (its start function is variadic).
-        .target(name: "HTTPServerShim", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPServerShim"),
+        // libmicrohttpd is opened by `serve` (mhd_library.h says why), so it is not linked: only its header is used.
+        .target(name: "HTTPServerShim", path: "Sources/HTTPServerShim", linkerSettings: [.linkedLibrary("dl")]),
         // `serve`'s local sources: files opened beneath a descriptor of --root (openat2), never by a checked name.
         .target(name: "OpenBeneath", path: "Sources/OpenBeneath"),
         // In-process pipeline measurements (Benchmarks/run calls it); not part of the product.
@@ -149,8 +150,6 @@ let package = Package(
         // The S3 client's process-wide libcurl share and progress callback; its SHA-256 (OpenSSL's libcrypto).
         systemLibrary("CS3Curl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
-        // The service's embedded HTTP server.
-        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["PipelineHost"], path: "Tests/TestSupport"),

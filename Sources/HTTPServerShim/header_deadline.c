@@ -85,7 +85,7 @@ void ip_header_deadline_destroy(ip_header_deadline *d) {
 }
 
 static ip_deadline_connection *record(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const union MHD_ConnectionInfo *info = ip_mhd.get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info ? info->socket_context : NULL;
 }
 
@@ -93,7 +93,7 @@ void ip_header_deadline_notify(void *cls, struct MHD_Connection *connection, voi
                                enum MHD_ConnectionNotificationCode code) {
     ip_header_deadline *d = cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *info = ip_mhd.get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
         ip_deadline_connection *c = calloc(1, sizeof *c);
         if (!c || !info) {
             free(c);

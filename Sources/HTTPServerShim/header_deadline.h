@@ -7,7 +7,7 @@
 #ifndef IMAGEPIPE_HEADER_DEADLINE_H
 #define IMAGEPIPE_HEADER_DEADLINE_H
 
-#include <microhttpd.h>
+#include "mhd_library.h"
 #include <pthread.h>
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
 #include "header_deadline.h"
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
+#include "mhd_library.h"
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,8 +49,8 @@ struct ip_httpd_request {
 };
 
 static enum MHD_Result queue_pending(ip_httpd_request *r) {
-    enum MHD_Result result = MHD_queue_response(r->connection, r->pending_status, r->pending);
-    MHD_destroy_response(r->pending);
+    enum MHD_Result result = ip_mhd.queue_response(r->connection, r->pending_status, r->pending);
+    ip_mhd.destroy_response(r->pending);
     r->pending = NULL;
     return result;
 }
@@ -103,7 +103,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     if (r->pending) {
         result = queue_pending(r);
     } else if (!r->answered) {
-        MHD_suspend_connection(connection);
+        ip_mhd.suspend_connection(connection);
         r->suspended = 1;
     }
     pthread_mutex_unlock(&r->lock);
@@ -122,7 +122,7 @@ static void release_locked(ip_httpd_request *r) {
     int free_it = r->mhd_done && !r->handler_owns;
     pthread_mutex_unlock(&r->lock);
     if (!free_it) return;
-    if (r->pending) MHD_destroy_response(r->pending);
+    if (r->pending) ip_mhd.destroy_response(r->pending);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -143,7 +143,7 @@ static void completed(void *cls, struct MHD_Connection *connection, void **con_c
     r->mhd_done = 1;
     r->connection = NULL;
     if (r->pending) {
-        MHD_destroy_response(r->pending);
+        ip_mhd.destroy_response(r->pending);
         r->pending = NULL;
     }
     release_locked(r);
@@ -164,6 +164,7 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_sett
         snprintf(error, error_size, "'%s' is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)", address);
         return NULL;
     }
+    if (ip_mhd_open(error, error_size) != 0) return NULL;
     ip_httpd *server = calloc(1, sizeof *server);
     if (!server) {
         snprintf(error, error_size, "out of memory");
@@ -177,7 +178,7 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_sett
     ip_header_deadline_init(&server->deadline, header_seconds * 1000u, keep_alive_seconds * 1000u);
     unsigned threads = settings->threads;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
-    server->daemon = MHD_start_daemon(
+    server->daemon = ip_mhd.start_daemon(
         flags, port, NULL, NULL, access_handler, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&in4,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(threads > 0 ? threads : 1),
@@ -207,12 +208,12 @@ ip_httpd *ip_httpd_start(const char *address, uint16_t port, const ip_httpd_sett
     }
     if (ip_header_deadline_start(&server->deadline) != 0) {
         snprintf(error, error_size, "cannot start the header-deadline thread");
-        MHD_stop_daemon(server->daemon);
+        ip_mhd.stop_daemon(server->daemon);
         destroy_locks(server);
         free(server);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = ip_mhd.get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
     server->port = info ? info->port : port;
     return server;
 }
@@ -222,13 +223,13 @@ uint16_t ip_httpd_port(const ip_httpd *server) { return server->port; }
 unsigned ip_httpd_active(const ip_httpd *server) { return __atomic_load_n(&server->active, __ATOMIC_ACQUIRE); }
 
 void ip_httpd_quiesce(ip_httpd *server) {
-    MHD_socket listener = MHD_quiesce_daemon(server->daemon);
+    MHD_socket listener = ip_mhd.quiesce_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET) close(listener);
 }
 
 void ip_httpd_stop(ip_httpd *server) {
     ip_header_deadline_stop(&server->deadline);
-    MHD_stop_daemon(server->daemon);
+    ip_mhd.stop_daemon(server->daemon);
     destroy_locks(server);
     free(server);
 }
@@ -240,11 +241,11 @@ const char *ip_httpd_path(const ip_httpd_request *request) { return request->pat
 const char *ip_httpd_version(const ip_httpd_request *request) { return request->version ? request->version : ""; }
 
 const char *ip_httpd_header(const ip_httpd_request *request, const char *name) {
-    return MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, name);
+    return ip_mhd.lookup_connection_value(request->connection, MHD_HEADER_KIND, name);
 }
 
 void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(request->connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const union MHD_ConnectionInfo *info = ip_mhd.get_connection_info(request->connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     buffer[0] = 0;
     if (!info || !info->client_addr) return;
     if (info->client_addr->sa_family == AF_INET) {
@@ -258,7 +259,7 @@ void ip_httpd_client(const ip_httpd_request *request, char *buffer, size_t size)
  * r->lock held. 0 when this call answered. */
 static int answer_locked(ip_httpd_request *r, struct MHD_Response *response, unsigned status) {
     if (r->answered || r->mhd_done) {
-        MHD_destroy_response(response);
+        ip_mhd.destroy_response(response);
         return -1;
     }
     r->answered = 1;
@@ -266,7 +267,7 @@ static int answer_locked(ip_httpd_request *r, struct MHD_Response *response, uns
     r->pending_status = status;
     if (r->suspended) {
         r->suspended = 0;
-        MHD_resume_connection(r->connection);
+        ip_mhd.resume_connection(r->connection);
     }
     return 0;
 }
@@ -283,11 +284,11 @@ static struct MHD_Response *make_response(unsigned status, const char *const *na
      * for a sized response (and chunked for an unsized one): so a 304's response has the 200 body's size and no
      * bytes. */
     struct MHD_Response *response = status == 304
-        ? MHD_create_response_from_callback(size, 1024, no_body, NULL, NULL)
-        : MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+        ? ip_mhd.create_response_from_callback(size, 1024, no_body, NULL, NULL)
+        : ip_mhd.create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!response) return NULL;
-    for (size_t i = 0; i < header_count; i++) MHD_add_response_header(response, names[i], values[i]);
-    if (close_connection) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    for (size_t i = 0; i < header_count; i++) ip_mhd.add_response_header(response, names[i], values[i]);
+    if (close_connection) ip_mhd.add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     return response;
 }
 

@@ -63,4 +63,36 @@ import TestSupport
         let third = PluginRegistry.scan(PluginSearchPath(directories: [folder]), cachePath: cache)
         #expect(third.records.first?.state == .refused(reason: "file is world-writable"))
     }
+
+    /// Every descriptor field survives the cache's binary record (a field added to a descriptor but not to its
+    /// record fails here), and a truncated or corrupted cache file is inspected again, never trusted or fatal.
+    @Test func theCacheRecordKeepsEveryFieldAndSurvivesCorruption() throws {
+        let cache = try TestPaths.temporaryDirectory()
+        let path = PluginSearchPath(directories: [TestPaths.pluginsDirectory])
+        let inspected = PluginRegistry.scan(path, cachePath: cache)
+        #expect(inspected.coders.count >= 8 && inspected.loaders.count >= 2, "\(inspected.records.map(\.state))")
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0.hasSuffix(".registry") }
+        #expect(files.count == 1)
+
+        func same(_ registry: PluginRegistry, _ context: String) {
+            #expect(registry.coders.map(\.descriptor) == inspected.coders.map(\.descriptor), "\(context)")
+            #expect(registry.loaders.map(\.descriptor) == inspected.loaders.map(\.descriptor), "\(context)")
+            #expect(registry.caches.map(\.descriptor) == inspected.caches.map(\.descriptor), "\(context)")
+            #expect(registry.records.map(\.state) == inspected.records.map(\.state), "\(context)")
+        }
+        same(PluginRegistry.scan(path, cachePath: cache), "read back from the cache")
+
+        let file = cache + "/" + files[0]
+        let good = try #require(FileManager.default.contents(atPath: file))
+        let damaged: [(String, Data)] = [("truncated", good.prefix(good.count / 2)), ("empty", Data()),
+                                         ("one byte short", good.dropLast()), ("a byte flipped", {
+                                             var bytes = good
+                                             bytes[bytes.count / 3] ^= 0xFF
+                                             return bytes
+                                         }()), ("trailing bytes", good + Data([0]))]
+        for (name, bytes) in damaged {
+            #expect(FileManager.default.createFile(atPath: file, contents: bytes))
+            same(PluginRegistry.scan(path, cachePath: cache), name)
+        }
+    }
 }

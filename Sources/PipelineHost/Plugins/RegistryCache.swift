@@ -39,21 +39,52 @@ struct FileKey: Codable, Equatable {
 /// Inspections keyed by plugin path and FileKey, so that listing and routing need no dlopen and a request opens
 /// only the plugins it uses (GStreamer's registry, gdk-pixbuf's loaders.cache).
 ///
-/// One small JSON file per plugin folder (named by a hash of the folder's path) inside the cache directory:
+/// One small binary file per plugin folder (named by a hash of the folder's path; CacheRecord.swift has its
+/// form and why it is not JSON) inside the cache directory:
 /// IMAGEPIPE_REGISTRY_CACHE (a directory, or "off"), else `$XDG_CACHE_HOME/imagepipe/registry`, else
 /// `~/.cache/imagepipe/registry`. A scan reads only the files of its own folders, and rewrites a folder's file
 /// (atomically: temporary file + rename) with exactly the plugins it saw there, so entries of removed plugins go.
 /// Several processes may race; the loser's entries are simply inspected again next time. The host's ABI version is
 /// part of each file, so a new host never trusts an old host's conclusions.
 final class RegistryCache {
-    private struct Contents: Codable {
-        var format = 3
+    private struct Contents: RecordCoding {
+        /// Bumped whenever the record layout of any stored type changes; a file of another format is ignored.
+        static let format: UInt64 = 4
+        static let magic = Array("imagepipe-registry".utf8)
+
         var hostABI = ImagepipeVersion.abi
         var folder = ""
         var entries: [String: Entry] = [:]
+
+        init(folder: String) { self.folder = folder }
+
+        init(record: inout RecordReader) throws {
+            guard try record.bytes() == Self.magic, try record.unsigned() == Self.format else { throw RecordReader.Malformed() }
+            hostABI = try record.string()
+            folder = try record.string()
+            let count = try record.count()
+            for _ in 0..<count {
+                entries[try record.string()] = Entry(key: try record.record(), inspection: try record.record())
+            }
+            guard record.isAtEnd else { throw RecordReader.Malformed() }
+        }
+
+        func write(to record: inout RecordWriter) {
+            record.bytes(Self.magic)
+            record.unsigned(Self.format)
+            record.string(hostABI)
+            record.string(folder)
+            record.unsigned(UInt64(entries.count))
+            // Sorted, so that the same plugins give the same file.
+            for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                record.string(path)
+                record.record(entry.key)
+                record.record(entry.inspection)
+            }
+        }
     }
 
-    private struct Entry: Codable {
+    private struct Entry {
         let key: FileKey
         let inspection: FileInspection
     }
@@ -79,16 +110,16 @@ final class RegistryCache {
     }
 
     private func cacheFile(for folder: String) -> String? {
-        directory.map { $0 + "/" + String(SHA256.hex(folder).prefix(24)) + ".json" }
+        directory.map { $0 + "/" + String(SHA256.hex(folder).prefix(24)) + ".registry" }
     }
 
     private func contents(of folder: String) -> Contents {
         if let loaded = folders[folder] { return loaded }
         var loaded = Contents(folder: folder)
-        if let file = cacheFile(for: folder), let data = FileManager.default.contents(atPath: file),
-           let decoded = try? JSONDecoder().decode(Contents.self, from: data),
-           decoded.format == loaded.format, decoded.hostABI == ImagepipeVersion.abi, decoded.folder == folder {
-            loaded = decoded
+        if let file = cacheFile(for: folder), let data = FileManager.default.contents(atPath: file) {
+            if var record = RecordReader(sealed: Array(data)), let decoded = try? Contents(record: &record), decoded.hostABI == ImagepipeVersion.abi, decoded.folder == folder {
+                loaded = decoded
+            }
         }
         folders[folder] = loaded
         return loaded
@@ -127,11 +158,16 @@ final class RegistryCache {
             let stale = current.entries.keys.filter { !present.contains($0) }
             if stale.isEmpty && !changed.contains(folder) { continue }
             for file in stale { current.entries[file] = nil }
-            guard let file = cacheFile(for: folder), let data = try? JSONEncoder().encode(current) else { continue }
+            guard let file = cacheFile(for: folder) else { continue }
+            var record = RecordWriter()
+            record.record(current)
+            let data = Data(record.sealed)
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let temporary = file + ".\(getpid()).tmp"
             guard FileManager.default.createFile(atPath: temporary, contents: data) else { continue }
             if rename(temporary, file) != 0 { unlink(temporary) }
+            // The JSON file of format 3 and before, named alike, is never read again.
+            unlink(String(file.dropLast(".registry".count)) + ".json")
         }
     }
 }

@@ -1,4 +1,0 @@
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/socket.h>
-#include <microhttpd.h>
