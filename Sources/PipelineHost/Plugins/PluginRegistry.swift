@@ -37,10 +37,16 @@ public final class PluginRegistry: Sendable {
         let facts = FolderFacts()
         let folders = searchPath.entries.map { (entry: $0, files: pluginFiles(in: $0.directory)) }
         var refusals: [String: String] = [:]
-        for path in folders.flatMap(\.files) { refusals[path] = PluginFileCheck.refusal(path: path, facts: facts) }
+        // Each file's cache key is read once, before it is inspected: a file replaced while it is being inspected
+        // then keeps the key of the file that was inspected, and is inspected again at the next scan.
+        var keys: [String: FileKey] = [:]
+        for path in folders.flatMap(\.files) {
+            refusals[path] = PluginFileCheck.refusal(path: path, facts: facts)
+            if refusals[path] == nil { keys[path] = FileKey(path: path) }
+        }
         let scanned = scanner.map { scanner in
             scanner.inspect(folders.flatMap(\.files).filter { path in
-                guard refusals[path] == nil, let key = FileKey(path: path) else { return false }
+                guard refusals[path] == nil, let key = keys[path] else { return false }
                 return cache.lookup(path, key: key) == nil
             })
         } ?? [:]
@@ -60,14 +66,15 @@ public final class PluginRegistry: Sendable {
                 }
                 var tables: OpenedTables?
                 let inspection: FileInspection
-                if let key = FileKey(path: path), let cached = cache.lookup(path, key: key) {
+                let key = keys[path]
+                if let key, let cached = cache.lookup(path, key: key) {
                     inspection = cached
                 } else if let childInspection = scanned[path] {
                     inspection = childInspection
-                    if let key = FileKey(path: path) { cache.store(path, key: key, inspection: inspection) }
+                    if let key { cache.store(path, key: key, inspection: inspection) }
                 } else {
                     (inspection, tables) = inspectNow(path)
-                    if let key = FileKey(path: path) { cache.store(path, key: key, inspection: inspection) }
+                    if let key { cache.store(path, key: key, inspection: inspection) }
                 }
                 let state = record(path, inspection)
                 if let refusal = inspection.refusal {

@@ -18,7 +18,7 @@ struct FileInspection: Codable {
 }
 
 /// The identity of a plugin file's contents as cheaply observable: a changed file gets a new key.
-struct FileKey: Codable, Equatable {
+struct FileKey: Equatable {
     let size: Int64
     let modifiedSeconds: Int
     let modifiedNanoseconds: Int
@@ -116,10 +116,10 @@ final class RegistryCache {
     private func contents(of folder: String) -> Contents {
         if let loaded = folders[folder] { return loaded }
         var loaded = Contents(folder: folder)
-        if let file = cacheFile(for: folder), let data = FileManager.default.contents(atPath: file) {
-            if var record = RecordReader(sealed: Array(data)), let decoded = try? Contents(record: &record), decoded.hostABI == ImagepipeVersion.abi, decoded.folder == folder {
-                loaded = decoded
-            }
+        if let file = cacheFile(for: folder), let data = FileManager.default.contents(atPath: file),
+           var record = RecordReader(sealed: Array(data)), let decoded = try? Contents(record: &record),
+           decoded.hostABI == ImagepipeVersion.abi, decoded.folder == folder {
+            loaded = decoded
         }
         folders[folder] = loaded
         return loaded

@@ -112,6 +112,8 @@ enum ServeCommand: Command {
     static let help = header + "\n\n" + sections.text
 
     static func run(_ arguments: [String]) async throws {
+        // Before the first request allocates (see MallocTuning): keeps the RSS of a long run flat.
+        MallocTuning.applyForService()
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
         let (address, port) = try listenAddress(args.value("listen")!)
