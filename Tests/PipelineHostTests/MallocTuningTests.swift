@@ -26,7 +26,7 @@ import Testing
     @Test("once bounded, threads that contend for malloc make no arena beyond the bound",
           .enabled(if: getenv("MALLOC_ARENA_MAX") == nil, "MALLOC_ARENA_MAX in the environment bounds the arenas instead"))
     func contendingThreadsShareTheBoundedArenas() throws {
-        #expect(MallocTuning.applyForService() == MallocTuning.serviceArenas)
+        #expect(MallocTuning.applyForService() == MallocTuning.arenaBound)
         let before = try Self.arenaCount()
         // Sixteen threads allocating at once: with glibc's default bound (8 per core) some would get new arenas.
         var threads: [pthread_t] = []
@@ -43,6 +43,6 @@ import Testing
             threads.append(thread)
         }
         for thread in threads { pthread_join(thread, nil) }
-        #expect(try Self.arenaCount() <= max(before, MallocTuning.serviceArenas))
+        #expect(try Self.arenaCount() <= max(before, MallocTuning.arenaBound))
     }
 }

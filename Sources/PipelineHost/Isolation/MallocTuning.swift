@@ -11,13 +11,14 @@ import Glibc
 /// MALLOC_ARENA_MAX=2, and what the isolated workers use — cut that (mean after the first minute 303 → 258 MiB at
 /// the same throughput). What still creeps is glibc's dynamic mmap threshold (see the README's service section).
 public enum MallocTuning {
-    public static let serviceArenas = 2
+    /// The bound of `serve` and of the isolated workers (WorkerSpawner, PreforkedWorker).
+    public static let arenaBound = 2
 
     /// Bounds the arenas unless the operator's MALLOC_ARENA_MAX (which glibc read at start) already chose; returns
     /// the bound in force, or nil when it could not be set.
     @discardableResult
     public static func applyForService() -> Int? {
         if let text = getenv("MALLOC_ARENA_MAX").map({ String(cString: $0) }) { return Int(text) }
-        return LinuxSystem.mallopt(LinuxSystem.M_ARENA_MAX, Int32(clamping: serviceArenas)) ? serviceArenas : nil
+        return LinuxSystem.mallopt(LinuxSystem.M_ARENA_MAX, Int32(clamping: arenaBound)) ? arenaBound : nil
     }
 }

@@ -103,7 +103,7 @@ public final class PreforkedWorker: Sendable {
         var mask = sigset_t()
         sigemptyset(&mask)
         sigprocmask(SIG_SETMASK, &mask, nil)
-        LinuxSystem.mallopt(LinuxSystem.M_ARENA_MAX, 2)
+        LinuxSystem.mallopt(LinuxSystem.M_ARENA_MAX, Int32(MallocTuning.arenaBound))
         LinuxSystem.mallopt(LinuxSystem.M_TOP_PAD, 16 << 20)
         WorkerServer.main(arguments: Array(parts.dropFirst()) + ["--socket-fd", String(socket)])
     }

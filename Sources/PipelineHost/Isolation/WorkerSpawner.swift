@@ -98,7 +98,7 @@ final class WorkerSpawner: Sendable {
         posix_spawnattr_setsigmask(attributes, &mask)
         posix_spawnattr_setflags(attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
-        let overrides = ["SWIFT_BACKTRACE": "enable=no", "MALLOC_ARENA_MAX": "2", "MALLOC_TOP_PAD_": String(16 << 20)]
+        let overrides = ["SWIFT_BACKTRACE": "enable=no", "MALLOC_ARENA_MAX": String(MallocTuning.arenaBound), "MALLOC_TOP_PAD_": String(16 << 20)]
         switch ProcessSpawn.spawn(job.executable, job.arguments, overrides: overrides, actions: actions, attributes: attributes) {
         case .success(let pid): return pid
         case .failure(let failure):

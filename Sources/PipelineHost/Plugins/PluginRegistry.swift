@@ -46,7 +46,7 @@ public final class PluginRegistry: Sendable {
         }
         let scanned = scanner.map { scanner in
             scanner.inspect(folders.flatMap(\.files).filter { path in
-                guard refusals[path] == nil, let key = keys[path] else { return false }
+                guard let key = keys[path] else { return false }  // refused files have no key
                 return cache.lookup(path, key: key) == nil
             })
         } ?? [:]
