@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import PipelineHost
 import Testing
 
@@ -44,5 +45,40 @@ import Testing
         }
         for thread in threads { pthread_join(thread, nil) }
         #expect(try Self.arenaCount() <= max(before, MallocTuning.arenaBound))
+    }
+
+    /// Resident bytes of this process, from /proc/self/statm.
+    private static func residentBytes() throws -> Int {
+        let text = try #require(try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))
+        let pages = try #require(text.split(separator: " ").dropFirst().first.flatMap { Int($0) })
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    @Test("the periodic trim gives freed heap pages back, which a plain free keeps while a block above them lives")
+    func periodicTrimReturnsFreedPages() async throws {
+        // 192 MiB of 64 KiB blocks (below glibc's mmap threshold, so they come from an arena), written so they are
+        // resident, then freed all but the last: the heap cannot shrink past that block, so only a trim returns them.
+        let count = 3072, size = 64 << 10
+        var blocks: [UnsafeMutableRawPointer] = []
+        for _ in 0..<count {
+            let block = try #require(malloc(size))
+            memset(block, 1, size)
+            blocks.append(block)
+        }
+        for block in blocks.dropLast() { free(block) }
+        defer { free(blocks.last) }
+        let freedButHeld = try Self.residentBytes()
+        let trimsBefore = MallocTuning.trimCount
+        MallocTuning.trimPeriodically(every: 0.05)
+        defer { MallocTuning.trimPeriodically(every: 0) }
+        var waited = 0
+        while MallocTuning.trimCount < trimsBefore + 2, waited < 200 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            waited += 1
+        }
+        #expect(MallocTuning.trimCount >= trimsBefore + 2, "the timer ran \(MallocTuning.trimCount - trimsBefore) times in 4 s")
+        let afterTrim = try Self.residentBytes()
+        // At least half of what was freed went back (other suites in this process allocate meanwhile).
+        #expect(freedButHeld - afterTrim > (count * size) / 2, "RSS \(freedButHeld >> 20) -> \(afterTrim >> 20) MiB")
     }
 }

@@ -28,6 +28,7 @@ enum LinuxSystem {
     private typealias Syscall3 = @convention(c) (Int, UInt, UInt, UInt) -> Int
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    private typealias MallocTrim = @convention(c) (Int) -> Int32
 
     private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
         guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
@@ -39,6 +40,7 @@ enum LinuxSystem {
     private static let syscallFunction = symbol("syscall", as: Syscall3.self)
     private static let addCloseFromFunction = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
     private static let malloptFunction = symbol("mallopt", as: Mallopt.self)
+    private static let mallocTrimFunction = symbol("malloc_trim", as: MallocTrim.self)
 
     /// glibc's <malloc.h> parameters the worker tunes (not exported by the Glibc module).
     static let M_TOP_PAD: Int32 = -2
@@ -47,6 +49,11 @@ enum LinuxSystem {
     /// glibc's mallopt, for what MALLOC_ARENA_MAX / MALLOC_TOP_PAD_ do at exec time; false when it failed.
     @discardableResult
     static func mallopt(_ parameter: Int32, _ value: Int32) -> Bool { malloptFunction?(parameter, value) == 1 }
+
+    /// glibc's malloc_trim: returns free pages of every arena to the kernel (not only the top of the main heap);
+    /// true when some memory was released.
+    @discardableResult
+    static func mallocTrim(keeping pad: Int = 0) -> Bool { mallocTrimFunction?(pad) == 1 }
 
     /// An anonymous shared-memory file (memfd_create), close-on-exec; -1 with errno on failure.
     static func memfdCreate(_ name: String, sealable: Bool) -> Int32 {

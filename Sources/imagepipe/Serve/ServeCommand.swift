@@ -104,6 +104,10 @@ enum ServeCommand: Command {
                     on SIGTERM, stop accepting and finish in-flight requests for at most this long
                     (default {default})
                     """)),
+            .option(Option("malloc-trim", value: "SECONDS|off", default: "10", help: """
+                    hand malloc's free pages back to the kernel this often, so the RSS of a long run
+                    stays flat (default {default})
+                    """)),
         ]),
         IsolationSetup.section,
         PipelineSetup.globalSection,
@@ -152,6 +156,7 @@ enum ServeCommand: Command {
         settings.accessLog = args.value("access-log")! != "off"
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
         let grace = try args.seconds("shutdown-grace")!
+        let trimInterval = args.value("malloc-trim") == "off" ? 0 : try args.seconds("malloc-trim")!
 
         let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host, workers: concurrency)
@@ -184,6 +189,7 @@ enum ServeCommand: Command {
         limits.headerTimeout = try args.int("header-timeout", range: 1...86_400)!
         limits.reusePort = args.flag("reuse-port")
         let server = try HTTPServer(address: address, port: port, limits: limits) { handler.handle($0) }
+        MallocTuning.trimPeriodically(every: trimInterval)
         handler.metrics.overdueHeads.withLock { $0 = { server.overdueHeads } }
         // Written straight to the descriptor: a script (or a test) waits for this line to learn the port.
         let ready = "imagepipe serve: listening on http://\(address):\(server.port)\n"
