@@ -5,16 +5,17 @@ enum InfoCommand: Command {
     static let name = "info"
     static let summary = "show format, size, frames/pages, alpha, bit depth, colour and the coder chosen"
     static let header = """
-        Usage: imagepipe info <url-or-path> [--json] [--page N] [--password TEXT] [--plugin-dir DIR]...
+        Usage: imagepipe info <url-or-path> [--json] [--placeholders] [--page N] [--password TEXT] [--plugin-dir DIR]...
 
         Loads the source, picks a coder by its magic bytes (never by the file extension) and prints what the
-        coder reads from it without decoding pixels.
+        coder reads from it without decoding pixels; --placeholders adds a small decode and what a page shows
+        before the image (colours, BlurHash, ThumbHash) and a hash that finds near-duplicates.
         """
 
     static let sections: [OptionSection] = [
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output")),
-        ]),
+        ] + PlaceholderArguments.options),
         PipelineSetup.cacheSection,
         IsolationSetup.section,
         PipelineSetup.globalSection,
@@ -35,7 +36,13 @@ enum InfoCommand: Command {
         let info = try await about(args.positionals[0]) {
             try await manager.info(for: source, options: options, loadOptions: loadOptions)
         }
-        if args.flag("json") { try Output.json(info); return }
+        var placeholders: Placeholders?
+        if let settings = try PlaceholderArguments.settings(args) {
+            placeholders = try await about(args.positionals[0]) {
+                try await manager.placeholders(for: source, options: options, loadOptions: loadOptions, settings: settings)
+            }
+        }
+        if args.flag("json") { try Output.json(InfoReport(info: info, placeholders: placeholders)); return }
         var rows = [
             ("format", info.format),
             ("size", "\(info.width)x\(info.height)"),
@@ -51,7 +58,7 @@ enum InfoCommand: Command {
             ("colour", info.color?.summary ?? ColorDescription().summary),
             ("details", info.details),
             ("coder", info.coderID),
-        ]
+        ] + (placeholders.map(PlaceholderArguments.rows) ?? [])
         let width = rows.map(\.0.count).max()! + 1
         for (label, value) in rows { Output.line("\((label + ":").padded(to: width)) \(value)") }
     }

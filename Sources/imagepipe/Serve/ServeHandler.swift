@@ -5,7 +5,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// The service's request logic: routes (/health, /metrics, images), the signature, the source policy, the output
+/// The service's request logic: routes (/health, /metrics, /info, images), the signature, the source policy, the output
 /// tiers (this process's memory, then the shared tier, then a render), HTTP semantics (ETag/304, Cache-Control,
 /// Vary, Content-Type) and the error statuses, with one access-log line per request.
 final class ServeHandler: Sendable {
@@ -92,6 +92,7 @@ final class ServeHandler: Sendable {
         if draining.load(ordering: .acquiring) {
             return finish(503, [("Retry-After", "1"), ("Content-Type", "text/plain")], Array("shutting down\n".utf8), "-")
         }
+        if path.hasPrefix("/info/") { return handleInfo(request, started: started, finish: finish) }
         // The signature first: an unsigned or mis-signed request learns nothing about the options or the sources.
         guard let signed = ProcessingURL.signedPart(of: path), signatureIsValid(signed.signature, signed.signedPath) else {
             return finish(403, Self.text, Array("bad signature\n".utf8), "-")
@@ -165,7 +166,7 @@ final class ServeHandler: Sendable {
 
     /// Makes the source's version fresh (a conditional request, or a first fetch), within the request's deadline;
     /// fetched bytes are handed to the render through the originals tier, so it does not fetch them again.
-    private func revalidate(_ request: ImageRequest, arrived: Double) async throws {
+    func revalidate(_ request: ImageRequest, arrived: Double) async throws {
         var options = settings.loadOptions
         if settings.limits.maxInputBytes > 0 { options.maxBytes = min(options.maxBytes ?? Int.max, settings.limits.maxInputBytes) }
         let remaining = max(0.001, settings.timeout - (Self.now() - arrived))
@@ -246,7 +247,7 @@ final class ServeHandler: Sendable {
     /// Compared as text with the one canonical encoding (unpadded base64url, as imgproxy signs): a decoder that
     /// also took `=`, `+` for `-` or a last character with stray low bits would accept several spellings of one
     /// signature. Full length only (imgproxy allows truncated signatures; this service does not).
-    private func signatureIsValid(_ signature: String, _ signedPath: String) -> Bool {
+    func signatureIsValid(_ signature: String, _ signedPath: String) -> Bool {
         guard let key = settings.key else { return settings.unsigned }
         let expected = ProcessingURL.base64URLEncoded(HMACSHA256.authenticationCode(key: key, message: settings.salt + Array(signedPath.utf8)))
         return HMACSHA256.constantTimeEqual(Array(signature.utf8), Array(expected.utf8))
@@ -266,7 +267,7 @@ final class ServeHandler: Sendable {
 
     /// An error message as the client may see it: the source as the client gave it, never the URL the service made
     /// of it (a versioned local source) nor a path of the server's.
-    private func shown(_ message: String, source: String, given: String) -> String {
+    func shown(_ message: String, source: String, given: String) -> String {
         var text = message.replacing(source, with: given)
         if let root = settings.sources.rootedFiles?.rootPath { text = text.replacing(root, with: "") }
         return text

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PipelineHost
 import Synchronization
 #if canImport(Glibc)
@@ -26,6 +27,7 @@ final class BatchReporter: Sendable {
         /// "written", "up-to-date" or "failed".
         var status: String
         var error: String?
+        var placeholders: Placeholders? = nil
     }
 
     struct Counts: Sendable {
@@ -162,7 +164,15 @@ final class BatchReporter: Sendable {
         if let v = r.milliseconds { fields.append("\"ms\":\(format(v))") }
         if let v = r.cache { fields.append("\"cache\":\(quoted(v))") }
         if let v = r.error { fields.append("\"error\":\(quoted(v))") }
+        if let v = r.placeholders, let text = placeholdersJSON(v) { fields.append("\"placeholders\":" + text) }
         return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// The same object as `info --json`'s `placeholders`, on one line.
+    static func placeholdersJSON(_ placeholders: Placeholders) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(placeholders)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func quoted(_ text: String) -> String {

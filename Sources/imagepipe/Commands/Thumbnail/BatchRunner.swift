@@ -23,6 +23,9 @@ struct BatchSettings: Sendable {
     var failFast: Bool
     /// Every setting that changes an output's bytes, as the stamp records it.
     var stampSettings: String
+    /// `--placeholders`: each written output's, in its JSON line (they do not change the output's bytes, so the
+    /// stamp ignores them; an output skipped as up to date has none).
+    var placeholders: Placeholders.Settings? = nil
 }
 
 /// Runs a batch: `jobs` lanes, each on a thread of its own, take sources from the feed one at a time and carry
@@ -252,7 +255,8 @@ final class BatchRunner: Sendable {
         } else { try writeFile(bytes, to: target) }
         reporter.record(.init(source: context.source.display, output: target.path, size: "\(target.size)", width: image.width,
                               height: image.height, page: target.page, coder: context.coder,
-                              milliseconds: (BatchReporter.now() - context.started) * 1000, cache: context.cache, status: "written"))
+                              milliseconds: (BatchReporter.now() - context.started) * 1000, cache: context.cache, status: "written",
+                              placeholders: try settings.placeholders.map { try Placeholders(PlaceholderSample(image), settings: $0) }))
     }
 
     private func writeFile(_ bytes: [UInt8], to target: Target) throws {

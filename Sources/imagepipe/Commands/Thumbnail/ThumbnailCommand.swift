@@ -75,6 +75,12 @@ enum ThumbnailCommand: Command {
                     one JSON object per output on standard output (source, output, size, width, height,
                     page, coder, ms since the source began, cache, status, error), then a summary object
                     """)),
+            .option(Option("placeholders", help: """
+                    with --json: each written output's placeholders too (colours, BlurHash, ThumbHash,
+                    dHash: `info --placeholders`), computed from the thumbnail itself, so no second decode
+                    """)),
+            .option(Option("blurhash", value: "XxY", default: "4x3", help: "BlurHash components with --placeholders (default {default})")),
+            .option(Option("dominant-colors", value: "N", default: "5", help: "dominant colours with --placeholders (default {default})")),
             .shared([Option("progress", help: ""), Option("no-progress", help: "")], """
                     the progress line on standard error (default: only on a terminal; otherwise
                     nothing but failures is printed)
@@ -133,7 +139,9 @@ enum ThumbnailCommand: Command {
             everyFrame: everyFrame, transformers: transformers, encodeOptions: encodeOptions, loadOptions: try LoadArguments.loadOptions(args),
             jobs: jobs, redoUpToDate: args.flag("force"), failFast: args.flag("fail-fast"),
             stampSettings: stampText(options: options, transformers: transformers, encode: encodeOptions, format: template.format,
-                                     everyFrame: everyFrame))
+                                     everyFrame: everyFrame),
+            placeholders: try PlaceholderArguments.settings(args))
+        if settings.placeholders != nil, !args.flag("json") { throw UsageError("--placeholders goes with --json (they are reported in its lines)") }
 
         let extensions = Set(host.coders.coders.filter { $0.descriptor.capabilities.contains(.decode) }.flatMap(\.descriptor.extensions))
         let recursive = args.flag("recursive") || args.flag("r")
