@@ -7,7 +7,7 @@ import PipelineHost
 ///   noea, nowe, soea, sowe, or top, top-left ...)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
 ///   f:FORMAT  output format   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
-///   flat  flatten onto bg
+///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)
 ///
 /// The signature is base64url(HMAC-SHA256(key, salt + the path after it)), as imgproxy's, so its signing code
 /// and libraries work unchanged.
@@ -32,11 +32,14 @@ struct ProcessingURL {
         return (String(afterSlash[..<slash]), String(afterSlash[slash...]))
     }
 
-    init(path: String, maxSide: Int) throws {
+    init(path: String, maxSide: Int, presets: Presets = Presets()) throws {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard segments.count >= 2 else { throw Failure(status: 400, message: "expected /<signature>/<options>/<source>") }
-        // segments[0] is the signature, checked before this parse (signedPart).
+        // segments[0] is the signature, checked before this parse (signedPart). Presets are expanded first (the
+        // options before "plain" or the last segment), so what follows sees only plain options.
         var rest = Array(segments.dropFirst())
+        let sourceStart = rest.firstIndex(of: "plain") ?? rest.count - 1
+        rest = try presets.expand(Array(rest[..<sourceStart])) + rest[sourceStart...]
         var recipe = ProcessingRecipe()
         var flatten = false
         var box: PixelSize?, aspect: (Int, Int)?

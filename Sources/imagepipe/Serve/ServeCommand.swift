@@ -104,6 +104,12 @@ enum ServeCommand: Command {
                     on SIGTERM, stop accepting and finish in-flight requests for at most this long
                     (default {default})
                     """)),
+            .option(Option("preset", value: "NAME=OPTIONS", help: """
+                    a preset for pr:NAME in URLs, OPTIONS as in a URL (rs:fill:256:256/q:80); repeatable;
+                    'default' applies to every request, before its own options
+                    """)),
+            .option(Option("presets", value: "FILE", help: "presets from a file, one NAME=OPTIONS per line (# comments)")),
+            .option(Option("only-presets", help: "URLs may name presets only (bare names or pr:): any other option is 400")),
             .option(Option("malloc-trim", value: "SECONDS|off", default: "10", help: """
                     hand malloc's free pages back to the kernel this often, so the RSS of a long run
                     stays flat (default {default})
@@ -155,6 +161,11 @@ enum ServeCommand: Command {
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max))!
         settings.accessLog = args.value("access-log")! != "off"
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
+        settings.presets = try Presets(definitions: args.all("preset"), file: args.value("presets"))
+        settings.presets.onlyPresets = args.flag("only-presets")
+        if settings.presets.onlyPresets && settings.presets.isEmpty {
+            throw UsageError("--only-presets needs presets (--preset NAME=OPTIONS or --presets FILE)")
+        }
         let grace = try args.seconds("shutdown-grace")!
         let trimInterval = args.value("malloc-trim") == "off" ? 0 : try args.seconds("malloc-trim")!
 

@@ -21,6 +21,7 @@ final class ServeHandler: Sendable {
         var cacheMaxAge = 3600
         var accessLog = true
         var formats: [String] = ["avif", "webp", "jpg", "png"]
+        var presets = Presets()
         /// The versions of http(s) sources (`--source-ttl`, `--failed-ttl`): see `RemoteSourceVersions`.
         var versions = RemoteSourceVersions(maxLifetime: 600, failureLifetime: 10)
 
@@ -99,7 +100,7 @@ final class ServeHandler: Sendable {
         }
         let parsed: ProcessingURL
         do {
-            parsed = try ProcessingURL(path: path, maxSide: settings.maxSide)
+            parsed = try ProcessingURL(path: path, maxSide: settings.maxSide, presets: settings.presets)
         } catch let failure as ProcessingURL.Failure {
             return finish(failure.status, Self.text, Array((failure.message + "\n").utf8), "-")
         } catch {
