@@ -67,4 +67,23 @@ import TestSupport
             #expect(result.status == 2 && result.stderr.contains(words), "\(arguments): \(result.status) \(result.stderr)")
         }
     }
+
+    @Test("quality: q: wins over fq: for the output format, which wins over --format-quality; dpr:N scales the size")
+    func formatQualityAndDPR() throws {
+        let serve = try ServeProcess(["--root", root, "--format-quality", "jpeg=20,webp=90"])
+        let low = try serve.get(serve.signed("/s:150:90/f:jpg/" + source))
+        let high = try serve.get(serve.signed("/s:150:90/q:95/f:jpg/" + source))
+        let viaFQ = try serve.get(serve.signed("/s:150:90/fq:jpeg:95:webp:10/f:jpg/" + source))
+        let qOverFQ = try serve.get(serve.signed("/s:150:90/fq:jpg:20/q:95/f:jpg/" + source))
+        #expect(low.status == 200 && high.status == 200 && viaFQ.status == 200)
+        #expect(low.body.count < high.body.count, "--format-quality jpeg=20 gave \(low.body.count) B, q:95 \(high.body.count) B")
+        #expect(viaFQ.body == high.body && qOverFQ.body == high.body)
+        #expect(try serve.get(serve.signed("/fq:jpg/" + source)).status == 400)
+        let doubled = try coders.decode(data: try serve.get(serve.signed("/s:50:30/dpr:2/f:png/" + source)).body)
+        #expect(doubled.width == 100 && doubled.height == 60)
+        #expect(try serve.get(serve.signed("/dpr:9/" + source)).status == 400)
+        #expect(serve.terminate() == 0)
+        let bad = try CommandLine.run(TestPaths.imagepipeBinary, ["serve", "--allow-unsigned", "--root", root, "--format-quality", "avif"])
+        #expect(bad.status == 2 && bad.stderr.contains("--format-quality"), "\(bad.stderr)")
+    }
 }

@@ -88,7 +88,7 @@ public enum ThumbHash {
 
     /// The hash of a placeholder sample, base64 as the reference's demo and ports print it.
     public static func encode(_ sample: PlaceholderSample) throws -> String {
-        base64(try encode(rgba: sample.rgba, width: sample.width, height: sample.height))
+        Base64.encode(try encode(rgba: sample.rgba, width: sample.width, height: sample.height))
     }
 
     /// The aspect ratio (width / height) a hash records, as the reference's `thumbHashToApproximateAspectRatio`.
@@ -100,21 +100,5 @@ public enum ThumbHash {
         let count = Double(hash[3] & 7)
         let lx = isLandscape ? lMax : count, ly = isLandscape ? count : lMax
         return ly > 0 ? lx / ly : nil
-    }
-
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value: UInt32 = 0
-            for (i, b) in chunk.enumerated() { value |= UInt32(b) << UInt32(16 - 8 * i) }
-            for i in 0..<4 {
-                out.append(i <= chunk.count ? alphabet[Int((value >> UInt32(18 - 6 * i)) & 63)] : UInt8(ascii: "="))
-            }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

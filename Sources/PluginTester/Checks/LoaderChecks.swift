@@ -48,24 +48,7 @@ enum LoaderChecks {
     /// Pattern bytes: byte i is i % 251 (the test server's generated bodies use the same rule).
     static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }
 
-    /// RFC 4648 base64 with padding (the tester links no Foundation).
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let a = UInt32(bytes[index]), b = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
-            let c = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
-            let word = a << 16 | b << 8 | c
-            out.append(alphabet[Int(word >> 18 & 63)])
-            out.append(alphabet[Int(word >> 12 & 63)])
-            out.append(index + 1 < bytes.count ? alphabet[Int(word >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(index + 2 < bytes.count ? alphabet[Int(word & 63)] : UInt8(ascii: "="))
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func base64(_ bytes: [UInt8]) -> String { Base64.encode(bytes) }
 
     /// The places a loader is tested against: URLs for a small, an empty and a big body, and failing cases.
     /// `@unchecked Sendable`: concurrent workers only read its strings.

@@ -6,7 +6,7 @@ import PipelineHost
 ///   rs:MODE:W:H  s:W:H  w:W  h:H   size and mode (fit, fill, aspect-fill)      g:GRAVITY  (ce, no, so, ea, we,
 ///   noea, nowe, soea, sowe, or top, top-left ...)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
-///   f:FORMAT  output format   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
+///   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
 ///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)
 ///
 /// The signature is base64url(HMAC-SHA256(key, salt + the path after it)), as imgproxy's, so its signing code
@@ -20,6 +20,8 @@ struct ProcessingURL {
     /// nil: negotiated from Accept.
     var format: String?
     var quality: Int?
+    /// `fq:FORMAT:Q[:FORMAT:Q...]`: the quality for an output format when `q:` does not say (format names as `f:`).
+    var formatQualities: [String: Int] = [:]
     var background: RGBAColor?
     /// The options as given, in order: part of the output's cache key with the source and format.
     var canonicalOptions: [String] = []
@@ -44,6 +46,9 @@ struct ProcessingURL {
         var flatten = false
         var box: PixelSize?, aspect: (Int, Int)?
         var size: (Int, Int)?
+        var dpr = 1.0
+        var padding: (Int, Int, Int, Int)?
+        var extendGravity: Gravity?
         // Options until "plain" or the last segment (the encoded source).
         var sourceText: String?
         var plain = false
@@ -103,6 +108,34 @@ struct ProcessingURL {
             case "tmpl", "template": options.template = true
             case "up", "upscale": options.allowUpscale = true
             case "q", "quality": quality = try int(0, 1...100)
+            case "fq", "format_quality":
+                guard !args.isEmpty, args.count % 2 == 0 else {
+                    throw Failure(status: 400, message: "option '\(segment)': expected fq:FORMAT:QUALITY[:FORMAT:QUALITY...]")
+                }
+                for pair in stride(from: 0, to: args.count, by: 2) {
+                    formatQualities[Self.formatName(args[pair])] = try int(pair + 1, 1...100)
+                }
+            case "dpr": dpr = try number(0, 0.1...8)
+            case "pd", "padding":
+                // CSS's shorthand, as imgproxy's: 1 value all sides, 2 vertical/horizontal, 3 top/horizontal/bottom, 4.
+                guard (1...4).contains(args.count) else { throw Failure(status: 400, message: "option '\(segment)': expected 1 to 4 sides") }
+                let v = try (0..<args.count).map { try int($0, 0...maxSide) }
+                let (top, right) = (v[0], v.count > 1 ? v[1] : v[0])
+                let bottom = v.count > 2 ? v[2] : v[0], left = v.count > 3 ? v[3] : right
+                padding = (top, right, bottom, left)
+            case "ex", "extend":
+                let on = args.first.map { ["1", "t", "true"].contains($0.lowercased()) } ?? true
+                guard on || ["0", "f", "false"].contains(args.first?.lowercased() ?? "") else {
+                    throw Failure(status: 400, message: "option '\(segment)': expected ex:1[:GRAVITY]")
+                }
+                extendGravity = nil
+                if on {
+                    let short: [String: Gravity] = ["ce": .center, "no": .top, "so": .bottom, "ea": .right, "we": .left,
+                                                    "noea": .topRight, "nowe": .topLeft, "soea": .bottomRight, "sowe": .bottomLeft]
+                    let name = args.count > 1 ? args[1] : "ce"
+                    guard let gravity = short[name] ?? Gravity(parsing: name) else { throw Failure(status: 400, message: "option '\(segment)': unknown gravity") }
+                    extendGravity = gravity
+                }
             case "bg", "background": background = try colour(0)
             case "f", "format": format = args.first?.lowercased()
             case "bl", "blur": recipe.blurSigma = try number(0, 0.1...100)
@@ -129,6 +162,10 @@ struct ProcessingURL {
         }
         guard let encoded = sourceText, !encoded.isEmpty else { throw Failure(status: 400, message: "the source is missing") }
         if options.template && options.tint == nil { throw Failure(status: 400, message: "tmpl needs tint:COLOR") }
+        // dpr:N asks for N device pixels per CSS pixel: the size (not a crop box) scales, within --max-size.
+        if dpr != 1, let given = size {
+            size = (min(maxSide, Int((Double(given.0) * dpr).rounded())), min(maxSide, Int((Double(given.1) * dpr).rounded())))
+        }
         if let size { options.thumbnailSize = PixelSize(width: size.0, height: size.1) }
         if options.thumbnailSize == PixelSize(width: 0, height: 0) { options.thumbnailSize = nil }
 
@@ -152,17 +189,35 @@ struct ProcessingURL {
             }
             source = decoded
         }
-        if format == "jpeg" { format = "jpg" }
+        format = format.map(Self.formatName)
         if format?.isEmpty == true { format = nil }
 
         // The transformers, in the same fixed order as the CLI's; crops and the circle placed by the final gravity.
         recipe.gravity = options.gravity
         if let box { recipe.crops.append(.box(box)) }
         if let aspect { recipe.crops.append(.aspect(aspect.0, aspect.1)) }
+        // ex: grows the result to the size asked (both sides given), then pd: adds its border; both filled with
+        // bg: when given, else left transparent (a format without alpha flattens that onto its background).
+        if let extendGravity, let size, size.0 > 0, size.1 > 0 {
+            recipe.pads.append(.extend(to: PixelSize(width: size.0, height: size.1), gravity: extendGravity))
+        }
+        if let p = padding {
+            // dpr scales the padding too, as imgproxy's.
+            let scaled = [p.0, p.1, p.2, p.3].map { min(maxSide, Int((Double($0) * dpr).rounded())) }
+            recipe.pads.append(.border(top: scaled[0], right: scaled[1], bottom: scaled[2], left: scaled[3]))
+        }
+        recipe.padFill = background
         if flatten { recipe.flattenOnto = background ?? RGBAColor(red: 255, green: 255, blue: 255) }
         transformers = recipe.transformers
         // --max-size bounds every output: without a size, or with a side left 0, the source's own size could pass it.
-        if size.map({ $0.0 == 0 || $0.1 == 0 }) ?? true { transformers.append(SideBound(maxSide: maxSide)) }
+        // (Padding can also take it past the bound: then the padded result is reduced to fit.)
+        if size.map({ $0.0 == 0 || $0.1 == 0 }) ?? true || padding != nil { transformers.append(SideBound(maxSide: maxSide)) }
+    }
+
+    /// Output format names as the coders know them: lower case, `jpeg` is `jpg`.
+    static func formatName(_ text: String) -> String {
+        let name = text.lowercased()
+        return name == "jpeg" ? "jpg" : name
     }
 
     static func percentDecoded(_ text: String) -> String? {
@@ -208,19 +263,7 @@ struct ProcessingURL {
         return out
     }
 
-    static func base64URLEncoded(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value: UInt32 = 0
-            for (i, b) in chunk.enumerated() { value |= UInt32(b) << UInt32(16 - 8 * i) }
-            for i in 0..<(chunk.count + 1) { out.append(alphabet[Int((value >> UInt32(18 - 6 * i)) & 63)]) }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func base64URLEncoded(_ bytes: [UInt8]) -> String { Base64.encode(bytes, urlSafe: true, padded: false) }
 }
 
 /// The last step of a request that did not fix both sides: an output larger than `maxSide` on either side is

@@ -109,6 +109,7 @@ enum ServeCommand: Command {
                     'default' applies to every request, before its own options
                     """)),
             .option(Option("presets", value: "FILE", help: "presets from a file, one NAME=OPTIONS per line (# comments)")),
+            .option(Option("format-quality", value: "FMT=Q,...", help: "default quality per output format (avif=50,webp=75,jpeg=80); q: and fq: in a URL win")),
             .option(Option("only-presets", help: "URLs may name presets only (bare names or pr:): any other option is 400")),
             .option(Option("malloc-trim", value: "SECONDS|off", default: "10", help: """
                     hand malloc's free pages back to the kernel this often, so the RSS of a long run
@@ -163,6 +164,13 @@ enum ServeCommand: Command {
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
         settings.presets = try Presets(definitions: args.all("preset"), file: args.value("presets"))
         settings.presets.onlyPresets = args.flag("only-presets")
+        for pair in (args.value("format-quality") ?? "").split(separator: ",") {
+            let parts = pair.split(separator: "=").map(String.init)
+            guard parts.count == 2, let quality = Int(parts[1]), (1...100).contains(quality), !parts[0].isEmpty else {
+                throw UsageError("--format-quality takes FORMAT=QUALITY pairs (1...100) separated by commas, e.g. avif=50,webp=75, not '\(pair)'")
+            }
+            settings.formatQualities[ProcessingURL.formatName(parts[0])] = quality
+        }
         if settings.presets.onlyPresets && settings.presets.isEmpty {
             throw UsageError("--only-presets needs presets (--preset NAME=OPTIONS or --presets FILE)")
         }

@@ -22,6 +22,8 @@ final class ServeHandler: Sendable {
         var accessLog = true
         var formats: [String] = ["avif", "webp", "jpg", "png"]
         var presets = Presets()
+        /// `--format-quality avif=50,webp=75`: per output format, when a URL gives no q: (nor fq: for it).
+        var formatQualities: [String: Int] = [:]
         /// The versions of http(s) sources (`--source-ttl`, `--failed-ttl`): see `RemoteSourceVersions`.
         var versions = RemoteSourceVersions(maxLifetime: 600, failureLifetime: 10)
 
@@ -119,12 +121,14 @@ final class ServeHandler: Sendable {
         var options = parsed.options
         options.limits = settings.limits
         let imageRequest = ImageRequest(url: source, options: options, loadOptions: settings.loadOptions, transformers: parsed.transformers)
-        var encode = EncodeOptions(quality: parsed.quality)
+        // q: wins, then the URL's fq: for this format, then --format-quality, else the encoder's default.
+        let quality = parsed.quality ?? parsed.formatQualities[format.name] ?? settings.formatQualities[format.name]
+        var encode = EncodeOptions(quality: quality)
         encode.background = parsed.background
         // The key holds the source's version, so it is computed once that version is fresh (after a revalidation).
         let outputKey: @Sendable () -> String = { [settings] in
             ImageCacheKey(imageRequest, filter: settings.sourceVersion).imageKey
-                + "|out=\(format.name)|q=\(parsed.quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
+                + "|out=\(format.name)|q=\(quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
         }
         let needsRevalidation = Settings.isRemote(source) && !settings.versions.isFresh(source)
 

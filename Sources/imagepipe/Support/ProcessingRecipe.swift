@@ -25,6 +25,9 @@ struct ProcessingRecipe {
     var circle = false
     var cornerRadius: Double?
     var flattenOnto: RGBAColor?
+    /// Padding and extension, applied after the other steps (before flattening), filled with `padFill`.
+    var pads: [ImageTransformers.Pad.Amount] = []
+    var padFill: RGBAColor?
 
     var transformers: [any ImageTransforming] {
         var chain: [any ImageTransforming] = crops.map { region in
@@ -44,6 +47,7 @@ struct ProcessingRecipe {
         } else if let cornerRadius {
             chain.append(ImageTransformers.RoundedCorners(radius: cornerRadius))
         }
+        chain += pads.map { ImageTransformers.Pad($0, fill: padFill) }
         if let flattenOnto { chain.append(ImageTransformers.Flatten(background: flattenOnto)) }
         return chain
     }
