@@ -62,3 +62,80 @@ import TestSupport
         #expect(serve.terminate() == 0)
     }
 }
+
+/// `g:sm`, `g:entropy` and `g:fp:X:Y` in serve URLs and `--gravity attention` / `--focus X,Y` in the CLI: the window
+/// an aspect-fill or a crop keeps follows the subject.
+@Suite(.serialized) struct SmartCropServeTests {
+    let root: String
+    let coders: CodersManager
+    /// 400x200: a flat grey field with a skin-toned disc centred at (340, 60).
+    init() throws {
+        root = try TestPaths.temporaryDirectory("serve-smart-crop")
+        coders = try PluginSandbox.host(loading: ["libPNGCoder.so", "libJPEGCoder.so"]).coders
+        var pixels: [UInt8] = []
+        for y in 0..<200 {
+            for x in 0..<400 {
+                pixels += (x - 340) * (x - 340) + (y - 60) * (y - 60) < 30 * 30 ? [0xd9, 0xa0, 0x7a, 255] : [120, 120, 120, 255]
+            }
+        }
+        let png = try coders.encode(try Image(width: 400, height: 200, bytes: pixels), format: "png")
+        try TestFiles.write(png, to: root + "/subject.png")
+        try TestFiles.write(try coders.encode(try Image(width: 400, height: 200, bytes: pixels), format: "jpg"), to: root + "/subject.jpg")
+    }
+
+    /// Whether the disc's colour is in the image (channel distance at most 12).
+    private func showsTheDisc(_ image: Image) -> Bool {
+        for y in stride(from: 0, to: image.height, by: 2) {
+            for x in stride(from: 0, to: image.width, by: 2) {
+                let p = image.pixel(x: x, y: y)
+                if abs(Int(p.r) - 0xd9) <= 12, abs(Int(p.g) - 0xa0) <= 12, abs(Int(p.b) - 0x7a) <= 12 { return true }
+            }
+        }
+        return false
+    }
+
+    @Test("aspect-fill and crops keep the subject with g:sm, g:entropy and g:fp; the centre does not; each is its own result",
+          arguments: ["subject.png", "subject.jpg"])
+    func smartCropKeepsTheSubject(file: String) throws {
+        let serve = try ServeProcess(["--root", root])
+        let source = "plain/local%3A%2F%2F%2F" + file
+        func get(_ options: String) throws -> (Image, String) {
+            let response = try serve.get(serve.signed("/" + options + "/f:png/" + source))
+            #expect(response.status == 200, "\(options): \(String(decoding: response.body, as: UTF8.self))")
+            return (try coders.decode(data: response.body), response.headers["etag"] ?? "")
+        }
+        let (centre, centreTag) = try get("rs:fill:100:100")
+        #expect(centre.width == 100 && centre.height == 100 && !showsTheDisc(centre))
+        for gravity in ["g:sm", "g:entropy", "g:fp:0.85:0.3"] {
+            let (kept, tag) = try get("rs:fill:100:100/" + gravity)
+            #expect(kept.width == 100 && kept.height == 100 && showsTheDisc(kept), "\(file) \(gravity)")
+            #expect(tag != centreTag, "\(gravity) has its own cache entry")
+        }
+        let (box, _) = try get("c:80:80/g:sm")
+        #expect(box.width == 80 && box.height == 80 && showsTheDisc(box))
+        let (later, _) = try get("g:sm/g:ce/rs:fill:100:100")
+        #expect(!showsTheDisc(later), "a later gravity replaces the smart crop")
+        #expect(try serve.get(serve.signed("/g:fp:2:0/" + source)).status == 400)
+        #expect(try serve.get(serve.signed("/g:fp:0.5/" + source)).status == 400)
+        #expect(serve.terminate() == 0)
+    }
+
+    @Test("render --gravity attention and --focus X,Y keep the subject; bad values are usage errors")
+    func cliSmartCrop() throws {
+        func render(_ extra: [String]) throws -> (ProcessResult, Image?) {
+            let out = root + "/out.png"
+            let run = try CommandLine.run(TestPaths.imagepipeBinary, ["render", root + "/subject.png", "-o", out, "--size", "100x100",
+                                                                      "--mode", "aspect-fill", "--plugin-dir", TestPaths.pluginsDirectory] + extra)
+            return (run, run.status == 0 ? try coders.decode(data: try TestFiles.read(out)) : nil)
+        }
+        for extra in [["--gravity", "attention"], ["--gravity", "smart"], ["--gravity", "entropy"], ["--focus", "0.85,0.3"]] {
+            let (run, image) = try render(extra)
+            #expect(run.status == 0 && image.map(showsTheDisc) == true, "\(extra): \(run.stderr)")
+        }
+        #expect(try render([]).1.map(showsTheDisc) == false)
+        for extra in [["--focus", "2,0"], ["--focus", "0.5"], ["--focus", "0.5,0.5", "--gravity", "top"]] {
+            let (run, _) = try render(extra)
+            #expect(run.status == 2 && run.stderr.contains("--focus"), "\(extra): \(run.stderr)")
+        }
+    }
+}

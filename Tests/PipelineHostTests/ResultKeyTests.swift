@@ -25,6 +25,7 @@ struct ResultKeyTests {
         "colorOutput": { $0.colorOutput = .displayP3 },
         "gravity": { $0.gravity = .top },
         "scaleDownLimitBytes": { $0.scaleDownLimitBytes = 1 << 20 },
+        "focus": { $0.focus = .attention },
     ]
     /// Fields that decide whether a decode may run or how fast, never which pixels it gives.
     private static let notInKey: [String: @Sendable (inout DecodeOptions) -> Void] = [

@@ -26,6 +26,7 @@ public enum ReferenceTool {
         "cjpeg": ("-version", "libjpeg-turbo"),
         "gifsicle": ("--version", "Gifsicle"),
         "vips": ("--version", "vips-"),
+        "vipsheader": ("--version", "vips-"),
         "tiffcp": ("-h", "LIBTIFF"),
     ]
 

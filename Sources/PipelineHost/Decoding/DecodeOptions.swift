@@ -94,12 +94,16 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
     /// Without a `thumbnailSize`, decode to at most this many pixel bytes (keeping the aspect ratio), as
     /// SDWebImage's `scaleDownLimitBytes`: a 100-megapixel photo shown whole need not cost 400 MB. Default nil.
     public var scaleDownLimitBytes: Int?
+    /// What places an aspect-fill's window when the content or a known point should, not a fixed `gravity`
+    /// (smart crop, focal point); it overrides `gravity` for the aspect-fill. Default nil.
+    public var focus: CropFocus?
 
     public init(thumbnailSize: PixelSize? = nil, scaleMode: ScaleMode = .fit, pageIndex: Int = 0, frameIndex: Int = 0,
                 firstFrameOnly: Bool = false, tint: RGBAColor? = nil, template: Bool = false, allowUpscale: Bool = false,
                 highBitDepth: Bool = false, transparentBackground: Bool = false, ignoreOrientation: Bool = false,
                 threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil,
-                colorOutput: ColorOutput = .srgb, gravity: Gravity = .center, scaleDownLimitBytes: Int? = nil) {
+                colorOutput: ColorOutput = .srgb, gravity: Gravity = .center, scaleDownLimitBytes: Int? = nil,
+                focus: CropFocus? = nil) {
         self.thumbnailSize = thumbnailSize
         self.scaleMode = scaleMode
         self.pageIndex = pageIndex
@@ -118,6 +122,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         self.colorOutput = colorOutput
         self.gravity = gravity
         self.scaleDownLimitBytes = scaleDownLimitBytes
+        self.focus = focus
     }
 
     /// The options' part of a result's identity, as `name=value` terms in a fixed order, defaults left out (so a
@@ -139,6 +144,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         if firstFrameOnly { terms.append("first-frame") }
         if colorOutput != .srgb { terms.append("color=\(colorOutput.rawValue)") }
         if let scaleDownLimitBytes, thumbnailSize == nil { terms.append("scale-down=\(scaleDownLimitBytes)") }
+        if let focus { terms.append("focus=\(focus.keyText)") }
         return terms
     }
 
@@ -154,6 +160,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         full.template = false
         full.colorOutput = .srgb
         full.scaleDownLimitBytes = nil
+        full.focus = nil
         return full
     }
 

@@ -4,7 +4,7 @@
 /// Two requests need the source's size before the coder is called, and read it with the coder's probe (headers
 /// only):
 /// - a scale-down budget (`scaleDownLimitBytes`) without a size: the box that keeps the decode within it;
-/// - an aspect-fill with a gravity other than the centre from a coder that renders at size (JPEG, SVG, PDF):
+/// - an aspect-fill with a gravity other than the centre, or a focus, from a coder that renders at size (JPEG, SVG, PDF):
 ///   coders crop an aspect-fill centred, so the coder is asked for the size that covers the box and the host
 ///   cuts the box where the gravity says.
 struct DecodePlan {
@@ -25,7 +25,7 @@ struct DecodePlan {
         }
         var coderOptions = effective
         var cover: PixelSize?
-        if caps.contains(.scales), effective.scaleMode == .aspectFill, effective.gravity != .center,
+        if caps.contains(.scales), effective.scaleMode == .aspectFill, effective.gravity != .center || effective.focus != nil,
            let box = effective.thumbnailSize, box.width > 0, box.height > 0 {
             let facts = try info ?? probe()
             let placement = Placement(sourceWidth: facts.width, sourceHeight: facts.height, request: box, mode: .aspectFill,

@@ -2,7 +2,7 @@
 /// batch, each frame of an animation, each incremental preview, and a decode in an isolated worker.
 ///
 /// 1. placement: resample to the requested box when the coder did not (`.scales`), the overflow of an
-///    aspect-fill cut per `gravity`; or cut a coder's cover-sized render to the box (see `DecodePlan`);
+///    aspect-fill cut per `gravity` (or `focus`); or cut a coder's cover-sized render to the box (see `DecodePlan`);
 /// 2. colour: convert from what the source states to `options.colorOutput` (after resampling: fewer pixels);
 /// 3. tint: the template tint when the coder did not tint (`.tints`);
 /// 4. the request's transformers, in order.
@@ -61,10 +61,11 @@ struct FinishingStep: Sendable {
     private func place(_ image: Image) throws -> Image {
         let limits = options.limits
         if let cover = coverCrop {
-            let crop = ImageTransformers.Crop(size: cover, gravity: options.gravity)
+            let crop = ImageTransformers.Crop(size: cover, gravity: options.gravity, focus: options.focus)
             return image.width == cover.width && image.height == cover.height ? image : try crop.transform(image)
         }
         guard !coderScales, options.thumbnailSize != nil else { return image }
+        if options.scaleMode == .aspectFill, let focus = options.focus { return try cover(image, focus: focus) }
         let placement = Placement(sourceWidth: image.width, sourceHeight: image.height, request: options.thumbnailSize,
                                   mode: options.scaleMode, allowUpscale: options.allowUpscale)
             .placed(by: options.scaleMode == .aspectFill ? options.gravity : .center, sourceWidth: image.width, sourceHeight: image.height)
@@ -74,5 +75,24 @@ struct FinishingStep: Sendable {
         try limits.checkOutput(width: placement.outputWidth, height: placement.outputHeight)
         try limits.checkMemory(holding: image.byteCount, adding: ImageTransformers.Resize.workingBytes(image, to: placement))
         return try ImageTransformers.Resize.resample(image, to: placement)
+    }
+
+    /// An aspect-fill placed by a focus: the image resampled to cover the box whole, then the box cut where the
+    /// focus says (the content strategies need the covering image to look at, as `vips thumbnail --smartcrop`).
+    private func cover(_ image: Image, focus: CropFocus) throws -> Image {
+        let limits = options.limits
+        let fill = Placement(sourceWidth: image.width, sourceHeight: image.height, request: options.thumbnailSize,
+                             mode: .aspectFill, allowUpscale: options.allowUpscale)
+        let coverWidth = max(fill.outputWidth, Int((Double(image.width) * fill.scaleX).rounded()))
+        let coverHeight = max(fill.outputHeight, Int((Double(image.height) * fill.scaleY).rounded()))
+        var covering = image
+        if coverWidth != image.width || coverHeight != image.height {
+            let placement = Placement(sourceWidth: image.width, sourceHeight: image.height,
+                                      request: PixelSize(width: coverWidth, height: coverHeight), mode: .fill, allowUpscale: true)
+            try limits.checkOutput(width: placement.outputWidth, height: placement.outputHeight)
+            try limits.checkMemory(holding: image.byteCount, adding: ImageTransformers.Resize.workingBytes(image, to: placement))
+            covering = try ImageTransformers.Resize.resample(image, to: placement)
+        }
+        return try ImageTransformers.Crop(size: PixelSize(width: fill.outputWidth, height: fill.outputHeight), focus: focus).transform(covering)
     }
 }

@@ -45,18 +45,32 @@ extension ImageTransformers {
             case aspectRatio(width: Int, height: Int, Gravity)
         }
         public let region: Region
+        /// Places a box or aspect region by the content or a point instead of its gravity (a rectangle stays put).
+        public let focus: CropFocus?
 
-        public init(x: Int, y: Int, width: Int, height: Int) { region = .rectangle(x: x, y: y, width: width, height: height) }
-        public init(size: PixelSize, gravity: Gravity = .center) { region = .size(size, gravity) }
-        public init(aspectRatio width: Int, _ height: Int, gravity: Gravity = .center) {
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            region = .rectangle(x: x, y: y, width: width, height: height)
+            focus = nil
+        }
+        public init(size: PixelSize, gravity: Gravity = .center, focus: CropFocus? = nil) {
+            region = .size(size, gravity)
+            self.focus = focus
+        }
+        public init(aspectRatio width: Int, _ height: Int, gravity: Gravity = .center, focus: CropFocus? = nil) {
             region = .aspectRatio(width: width, height: height, gravity)
+            self.focus = focus
         }
 
         public var key: TransformKey {
+            let focus = self.focus.map { TransformKey.Value.text($0.keyText) } ?? .text("gravity")
             switch region {
-            case .rectangle(let x, let y, let w, let h): TransformKey("crop", ["": .text("\(w)x\(h)+\(x)+\(y)")])
-            case .size(let size, let gravity): TransformKey("crop", ["": .size(size), "gravity": .text(gravity.rawValue)])
-            case .aspectRatio(let w, let h, let gravity): TransformKey("crop", ["aspect": .text("\(w):\(h)"), "gravity": .text(gravity.rawValue)])
+            case .rectangle(let x, let y, let w, let h): return TransformKey("crop", ["": .text("\(w)x\(h)+\(x)+\(y)")])
+            case .size(let size, let gravity):
+                return self.focus == nil ? TransformKey("crop", ["": .size(size), "gravity": .text(gravity.rawValue)])
+                    : TransformKey("crop", ["": .size(size), "focus": focus])
+            case .aspectRatio(let w, let h, let gravity):
+                return self.focus == nil ? TransformKey("crop", ["aspect": .text("\(w):\(h)"), "gravity": .text(gravity.rawValue)])
+                    : TransformKey("crop", ["aspect": .text("\(w):\(h)"), "focus": focus])
             }
         }
 
@@ -79,7 +93,10 @@ extension ImageTransformers {
         }
 
         public func transform(_ image: Image) throws -> Image {
-            let r = try rectangle(width: image.width, height: image.height)
+            var r = try rectangle(width: image.width, height: image.height)
+            if let focus {
+                if case .rectangle = region {} else { (r.x, r.y) = try focus.origin(of: r.width, r.height, in: image) }
+            }
             let left = max(0, r.x), top = max(0, r.y)
             let right = min(image.width, r.x + r.width), bottom = min(image.height, r.y + r.height)
             guard right > left, bottom > top else {

@@ -10,7 +10,13 @@ enum ProcessingArguments {
                 """)),
         .option(Option("gravity", value: "G", help: """
                 centre (default), top, bottom, left, right, top-left, top-right, bottom-left,
-                bottom-right (or north, south-east ...): what --crop and --mode aspect-fill keep
+                bottom-right (or north, south-east ...), or by content: attention (smart: edges,
+                skin and saturated colour, as vips smartcrop) or entropy: what --crop and --mode
+                aspect-fill keep
+                """)),
+        .option(Option("focus", value: "X,Y", help: """
+                a focal point (fractions of the width and height, 0,0 the top left): --crop and
+                --mode aspect-fill keep the window centred on it as far as the image allows
                 """)),
         .option(Option("rotate", value: "DEG", help: "90, 180 or 270, clockwise")),
         .option(Option("flip", value: "AXIS", help: "horizontal, vertical or both")),
@@ -32,6 +38,7 @@ enum ProcessingArguments {
     /// `--gravity` and `--scale-down-limit` into the decode options (they decide what the decode produces).
     static func apply(_ args: Arguments, to options: inout DecodeOptions) throws {
         options.gravity = try gravity(args)
+        options.focus = try focus(args)
         if let text = args.value("scale-down-limit") {
             guard let bytes = DecodeArguments.byteSize(text), bytes >= 1024 else {
                 throw UsageError("--scale-down-limit must be a size such as 64M or 512K, not '\(text)'")
@@ -42,15 +49,30 @@ enum ProcessingArguments {
 
     static func gravity(_ args: Arguments) throws -> Gravity {
         guard let text = args.value("gravity") else { return .center }
-        guard let gravity = Gravity(parsing: text) else {
-            throw UsageError("--gravity must be centre, top, bottom, left, right, top-left, top-right, bottom-left or bottom-right, not '\(text)'")
+        if let gravity = Gravity(parsing: text) { return gravity }
+        guard ["attention", "smart", "entropy"].contains(text.lowercased()) else {
+            throw UsageError("--gravity must be centre, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, attention (smart) or entropy, not '\(text)'")
         }
-        return gravity
+        return .center
+    }
+
+    /// `--focus X,Y`, or `--gravity attention|smart|entropy` (a content strategy instead of a fixed gravity).
+    static func focus(_ args: Arguments) throws -> CropFocus? {
+        if let text = args.value("focus") {
+            if args.value("gravity") != nil { throw UsageError("--focus and --gravity exclude each other") }
+            guard case .point? = CropFocus(parsing: text) else {
+                throw UsageError("--focus must be two fractions X,Y between 0 and 1 (0.5,0.3), not '\(text)'")
+            }
+            return CropFocus(parsing: text)
+        }
+        guard let text = args.value("gravity"), Gravity(parsing: text) == nil else { return nil }
+        return CropFocus(parsing: text)
     }
 
     /// The transformer chain the flags ask for (empty when none).
     static func transformers(_ args: Arguments, background: RGBAColor?) throws -> [any ImageTransforming] {
         var recipe = ProcessingRecipe(gravity: try gravity(args))
+        recipe.focus = try focus(args)
         if let text = args.value("crop") { recipe.crops.append(try crop(text)) }
         if let text = args.value("rotate") {
             guard let degrees = Int(text), degrees % 90 == 0 else { throw UsageError("--rotate must be 90, 180 or 270, not '\(text)'") }

@@ -3,8 +3,8 @@ import PipelineHost
 /// An imgproxy-style request path, parsed: `/<signature>/<option>/.../plain/<percent-encoded source>[@<format>]` or
 /// `/<signature>/<option>/.../<base64url source>[.<format>]`. Options are `name:arg[:arg]` segments:
 ///
-///   rs:MODE:W:H  s:W:H  w:W  h:H   size and mode (fit, fill, aspect-fill)      g:GRAVITY  (ce, no, so, ea, we,
-///   noea, nowe, soea, sowe, or top, top-left ...)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
+///   rs:MODE:W:H  s:W:H  w:W  h:H  rt:MODE   size and mode (fit; fill, fill-down: cover and crop; force: stretch)      g:GRAVITY  (ce, no, so, ea, we,
+///   noea, nowe, soea, sowe, or top, top-left ...; sm smart, entropy, fp:X:Y focal point)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
 ///   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
 ///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)
@@ -85,21 +85,32 @@ struct ProcessingURL {
             }
             switch name {
             case "rs", "resize":
-                guard let mode = ScaleMode(rawValue: args.first ?? "") else {
-                    throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill or aspect-fill")
+                guard let mode = Self.scaleMode(args.first ?? "") else {
+                    throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill, fill-down, force or aspect-fill")
                 }
                 options.scaleMode = mode
                 size = (try int(1, 0...maxSide), try int(2, 0...maxSide))
+            case "rt", "resizing_type":
+                guard let mode = Self.scaleMode(args.first ?? "") else {
+                    throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill, fill-down, force or aspect-fill")
+                }
+                options.scaleMode = mode
             case "s", "size": size = (try int(0, 0...maxSide), try int(1, 0...maxSide))
             case "w", "width": size = (try int(0, 0...maxSide), size?.1 ?? 0)
             case "h", "height": size = (size?.0 ?? 0, try int(0, 0...maxSide))
             case "g", "gravity":
-                let short: [String: Gravity] = ["ce": .center, "no": .top, "so": .bottom, "ea": .right, "we": .left,
-                                                "noea": .topRight, "nowe": .topLeft, "soea": .bottomRight, "sowe": .bottomLeft]
-                guard let gravity = short[args.first ?? ""] ?? Gravity(parsing: args.first ?? "") else {
-                    throw Failure(status: 400, message: "option '\(segment)': unknown gravity")
+                // g:sm (smart: attention), g:entropy, g:fp:X:Y (a focal point, fractions) or a fixed gravity.
+                switch args.first ?? "" {
+                case "sm": options.focus = .attention
+                case "entropy": options.focus = .entropy
+                case "fp":
+                    guard args.count == 3 else { throw Failure(status: 400, message: "option '\(segment)': expected g:fp:X:Y") }
+                    options.focus = .point(x: try number(1, 0...1), y: try number(2, 0...1))
+                default:
+                    guard let gravity = Self.gravity(args.first ?? "") else { throw Failure(status: 400, message: "option '\(segment)': unknown gravity") }
+                    options.gravity = gravity
+                    options.focus = nil
                 }
-                options.gravity = gravity
             case "c", "crop": box = PixelSize(width: try int(0, 1...maxSide), height: try int(1, 1...maxSide))
             case "ar", "aspect": aspect = (try int(0, 1...10000), try int(1, 1...10000))
             case "pg", "page": options.pageIndex = try int(0, 0...100_000)
@@ -130,10 +141,9 @@ struct ProcessingURL {
                 }
                 extendGravity = nil
                 if on {
-                    let short: [String: Gravity] = ["ce": .center, "no": .top, "so": .bottom, "ea": .right, "we": .left,
-                                                    "noea": .topRight, "nowe": .topLeft, "soea": .bottomRight, "sowe": .bottomLeft]
-                    let name = args.count > 1 ? args[1] : "ce"
-                    guard let gravity = short[name] ?? Gravity(parsing: name) else { throw Failure(status: 400, message: "option '\(segment)': unknown gravity") }
+                    guard let gravity = Self.gravity(args.count > 1 ? args[1] : "ce") else {
+                        throw Failure(status: 400, message: "option '\(segment)': unknown gravity")
+                    }
                     extendGravity = gravity
                 }
             case "bg", "background": background = try colour(0)
@@ -194,6 +204,7 @@ struct ProcessingURL {
 
         // The transformers, in the same fixed order as the CLI's; crops and the circle placed by the final gravity.
         recipe.gravity = options.gravity
+        recipe.focus = options.focus
         if let box { recipe.crops.append(.box(box)) }
         if let aspect { recipe.crops.append(.aspect(aspect.0, aspect.1)) }
         // ex: grows the result to the size asked (both sides given), then pd: adds its border; both filled with
@@ -212,6 +223,24 @@ struct ProcessingURL {
         // --max-size bounds every output: without a size, or with a side left 0, the source's own size could pass it.
         // (Padding can also take it past the bound: then the padded result is reduced to fit.)
         if size.map({ $0.0 == 0 || $0.1 == 0 }) ?? true || padding != nil { transformers.append(SideBound(maxSide: maxSide)) }
+    }
+
+    /// imgproxy's resizing types: `fill` (and `fill-down`: outputs never exceed a raster source unless `up`) covers
+    /// the box and crops, `force` stretches; `aspect-fill` is the library's name for imgproxy's `fill`.
+    static func scaleMode(_ name: String) -> ScaleMode? {
+        switch name {
+        case "fit": .fit
+        case "fill", "fill-down", "aspect-fill": .aspectFill
+        case "force": .fill
+        default: nil
+        }
+    }
+
+    /// imgproxy's short gravity names (ce, no, so, ea, we, noea, nowe, soea, sowe), or the library's names.
+    static func gravity(_ name: String) -> Gravity? {
+        let short: [String: Gravity] = ["ce": .center, "no": .top, "so": .bottom, "ea": .right, "we": .left,
+                                        "noea": .topRight, "nowe": .topLeft, "soea": .bottomRight, "sowe": .bottomLeft]
+        return short[name] ?? Gravity(parsing: name)
     }
 
     /// Output format names as the coders know them: lower case, `jpeg` is `jpg`.

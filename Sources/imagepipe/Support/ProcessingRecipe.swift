@@ -16,6 +16,8 @@ struct ProcessingRecipe {
 
     var crops: [CropRegion] = []
     var gravity: Gravity = .center
+    /// Places the crops by content or a point instead of `gravity` (the circle keeps the gravity).
+    var focus: CropFocus?
     var rotation: ImageTransformers.Rotate.Angle?
     var flips: [ImageTransformers.Flip.Axis] = []
     var grayscale = false
@@ -32,8 +34,8 @@ struct ProcessingRecipe {
     var transformers: [any ImageTransforming] {
         var chain: [any ImageTransforming] = crops.map { region in
             switch region {
-            case .box(let size): ImageTransformers.Crop(size: size, gravity: gravity)
-            case .aspect(let width, let height): ImageTransformers.Crop(aspectRatio: width, height, gravity: gravity)
+            case .box(let size): ImageTransformers.Crop(size: size, gravity: gravity, focus: focus)
+            case .aspect(let width, let height): ImageTransformers.Crop(aspectRatio: width, height, gravity: gravity, focus: focus)
             case .rectangle(let x, let y, let width, let height): ImageTransformers.Crop(x: x, y: y, width: width, height: height)
             }
         }
