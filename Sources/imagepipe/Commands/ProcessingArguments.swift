@@ -1,3 +1,5 @@
+import FoundationEssentials
+import Glibc
 import PipelineHost
 
 /// The transformer flags shared by `render` and `thumbnail`, read into a `ProcessingRecipe` (which fixes the chain's
@@ -29,6 +31,20 @@ enum ProcessingArguments {
                 composite transparency onto --background (white by default) in every format; formats
                 without alpha always do this
                 """)),
+        .option(Option("watermark", value: "FILE", help: """
+                draw this image over the result (an SVG or PDF is rendered at the size drawn, never
+                scaled as pixels); placed by --watermark-position, composited with premultiplied alpha
+                """)),
+        .option(Option("watermark-position", value: "P", help: """
+                a gravity as --gravity's (centre by default; imgproxy's ce, no, soea ... too) or
+                repeat: tiled over the whole image
+                """)),
+        .option(Option("watermark-opacity", value: "O", help: "0 to 1 (default 1)")),
+        .option(Option("watermark-offset", value: "X,Y", help: """
+                pixels inwards from the position's edges (from the centre: right and down); with
+                repeat, the spacing between tiles
+                """)),
+        .option(Option("watermark-scale", value: "S", help: "the mark fits in S × the result's width and height (0 < S <= 1; default: its own size)")),
         .option(Option("scale-down-limit", value: "SIZE", help: """
                 without --size: decode to at most SIZE pixel bytes, keeping the aspect ratio
                 (e.g. 64M: a 100 MP photo comes out ~16 MP)
@@ -70,7 +86,7 @@ enum ProcessingArguments {
     }
 
     /// The transformer chain the flags ask for (empty when none).
-    static func transformers(_ args: Arguments, background: RGBAColor?) throws -> [any ImageTransforming] {
+    static func transformers(_ args: Arguments, background: RGBAColor?, coders: CodersManager) throws -> [any ImageTransforming] {
         var recipe = ProcessingRecipe(gravity: try gravity(args))
         recipe.focus = try focus(args)
         if let text = args.value("crop") { recipe.crops.append(try crop(text)) }
@@ -100,7 +116,62 @@ enum ProcessingArguments {
             recipe.cornerRadius = radius
         }
         if args.flag("flatten") { recipe.flattenOnto = background ?? RGBAColor(red: 255, green: 255, blue: 255) }
+        recipe.watermark = try watermark(args, coders: coders)
         return recipe.transformers
+    }
+
+    /// `--watermark FILE` and its placement flags; the placement flags without a file are a usage error.
+    static func watermark(_ args: Arguments, coders: CodersManager) throws -> ImageTransformers.Watermark? {
+        guard let file = args.value("watermark") else {
+            if let stray = ["watermark-position", "watermark-opacity", "watermark-offset", "watermark-scale"].first(where: { args.value($0) != nil }) {
+                throw UsageError("--\(stray) needs --watermark FILE")
+            }
+            return nil
+        }
+        var placement = ImageTransformers.Watermark.Placement.gravity(.center)
+        if let text = args.value("watermark-position") {
+            if ["repeat", "re", "tile"].contains(text.lowercased()) {
+                placement = .repeated
+            } else if let gravity = ProcessingURL.gravity(text.lowercased()) {
+                placement = .gravity(gravity)
+            } else {
+                throw UsageError("--watermark-position must be a gravity (centre, top-right, south-east, soea ...) or repeat, not '\(text)'")
+            }
+        }
+        var opacity = 1.0
+        if let text = args.value("watermark-opacity") {
+            guard let value = Double(text), value >= 0, value <= 1 else { throw UsageError("--watermark-opacity must be between 0 and 1, not '\(text)'") }
+            opacity = value
+        }
+        var offset = (0, 0)
+        if let text = args.value("watermark-offset") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 2, let x = parts[0], let y = parts[1], abs(x) <= 1 << 20, abs(y) <= 1 << 20 else {
+                throw UsageError("--watermark-offset must be X,Y in pixels (10,10), not '\(text)'")
+            }
+            offset = (x, y)
+        }
+        var scale = 0.0
+        if let text = args.value("watermark-scale") {
+            guard let value = Double(text), value > 0, value <= 1 else { throw UsageError("--watermark-scale must be above 0 and at most 1, not '\(text)'") }
+            scale = value
+        }
+        return ImageTransformers.Watermark(try watermark(file: file, coders: coders), opacity: opacity, placement: placement,
+                                           offsetX: offset.0, offsetY: offset.1, scale: scale)
+    }
+
+    /// The mark in `file`, read once (at most 16 MiB), with a message that names the file when it cannot be used.
+    static func watermark(file: String, coders: CodersManager) throws -> WatermarkImage {
+        var status = stat()
+        guard stat(file, &status) == 0 else { throw CLIError("--watermark \(file): \(String(cString: strerror(errno)).lowercased())") }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= 16 << 20 else { throw CLIError("--watermark \(file): not a file of at most 16 MiB") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("--watermark \(file): cannot be read") }
+        let bytes = [UInt8](data)
+        do {
+            return try WatermarkImage(data: bytes, coders: coders)
+        } catch {
+            throw CLIError("--watermark \(file): \(error)")
+        }
     }
 
     /// `WxH`, `W:H` or `WxH+X+Y`.

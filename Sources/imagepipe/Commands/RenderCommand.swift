@@ -45,7 +45,7 @@ enum RenderCommand: Command {
         if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
         let options = try DecodeArguments.options(args)
         let encodeOptions = try EncodeArguments.options(args)
-        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
+        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background, coders: host.coders)
         let subject = args.positionals[0] == "-" ? "standard input" : args.positionals[0]
         let source: RenderSource
         if args.positionals[0] == "-" {

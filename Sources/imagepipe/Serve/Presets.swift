@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PipelineHost
 
 /// Named option lists for processing URLs (imgproxy's presets): `serve --preset NAME=OPTIONS` or `--presets FILE`,
 /// used as `pr:NAME` (`preset:NAME`; several names after one `pr:`, or several `pr:` segments, chain in order).
@@ -15,8 +16,9 @@ struct Presets: Sendable {
     init() {}
 
     /// `lines`: `NAME=OPTIONS` each (`OPTIONS` as in a URL, `/`-separated), `#` comments and blank lines ignored.
-    init(definitions: [String], file: String? = nil) throws {
-        for definition in definitions { try add(definition, origin: "--preset") }
+    /// `watermark`: the service's (so a preset may hold wm:).
+    init(definitions: [String], file: String? = nil, watermark: WatermarkImage? = nil) throws {
+        for definition in definitions { try add(definition, origin: "--preset", watermark: watermark) }
         if let file {
             guard let data = FileManager.default.contents(atPath: file), data.count <= 1 << 20 else {
                 throw UsageError("--presets \(file): not a readable file of at most 1 MiB")
@@ -25,12 +27,12 @@ struct Presets: Sendable {
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let trimmed = String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
                 guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
-                try add(trimmed, origin: "\(file):\(number + 1)")
+                try add(trimmed, origin: "\(file):\(number + 1)", watermark: watermark)
             }
         }
     }
 
-    private mutating func add(_ definition: String, origin: String) throws {
+    private mutating func add(_ definition: String, origin: String, watermark: WatermarkImage?) throws {
         guard let equals = definition.firstIndex(of: "=") else {
             throw UsageError("\(origin): a preset is NAME=OPTIONS (e.g. thumb=rs:fill:256:256/q:80), not '\(definition)'")
         }
@@ -43,7 +45,7 @@ struct Presets: Sendable {
         }
         // Parsed once now, so a typo stops the service at start instead of failing every request that uses it.
         do {
-            _ = try ProcessingURL(path: "/-/" + segments.joined(separator: "/") + "/plain/check", maxSide: 65535)
+            _ = try ProcessingURL(path: "/-/" + segments.joined(separator: "/") + "/plain/check", maxSide: 65535, watermark: watermark)
         } catch let failure as ProcessingURL.Failure {
             throw UsageError("\(origin): preset '\(name)': \(failure.message)")
         }

@@ -7,7 +7,8 @@ import PipelineHost
 ///   noea, nowe, soea, sowe, or top, top-left ...; sm smart, entropy, fp:X:Y focal point)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
 ///   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
-///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)
+///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)   wm:OPACITY[:POSITION[:X[:Y[:SCALE]]]]  the
+///   service's watermark (positions as gravities, re: repeated; X, Y offsets; SCALE relative to the result)
 ///
 /// The signature is base64url(HMAC-SHA256(key, salt + the path after it)), as imgproxy's, so its signing code
 /// and libraries work unchanged.
@@ -34,7 +35,7 @@ struct ProcessingURL {
         return (String(afterSlash[..<slash]), String(afterSlash[slash...]))
     }
 
-    init(path: String, maxSide: Int, presets: Presets = Presets()) throws {
+    init(path: String, maxSide: Int, presets: Presets = Presets(), watermark: WatermarkImage? = nil) throws {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard segments.count >= 2 else { throw Failure(status: 400, message: "expected /<signature>/<options>/<source>") }
         // segments[0] is the signature, checked before this parse (signedPart). Presets are expanded first (the
@@ -49,6 +50,7 @@ struct ProcessingURL {
         var dpr = 1.0
         var padding: (Int, Int, Int, Int)?
         var extendGravity: Gravity?
+        var drawnWatermark: ImageTransformers.Watermark?
         // Options until "plain" or the last segment (the encoded source).
         var sourceText: String?
         var plain = false
@@ -146,6 +148,16 @@ struct ProcessingURL {
                     }
                     extendGravity = gravity
                 }
+            case "wm", "watermark":
+                // imgproxy's wm:OPACITY:POSITION:X:Y:SCALE; the mark is the operator's (serve --watermark), never a URL's.
+                guard let watermark else { throw Failure(status: 400, message: "option '\(segment)': this service has no watermark (serve --watermark FILE)") }
+                let opacity = try number(0, 0...1)
+                let placement = try Self.watermarkPlacement(args.count > 1 ? args[1] : "ce", segment: segment)
+                let x = args.count > 2 && !args[2].isEmpty ? try int(2, -maxSide...maxSide) : 0
+                let y = args.count > 3 && !args[3].isEmpty ? try int(3, -maxSide...maxSide) : 0
+                let scale = args.count > 4 && !args[4].isEmpty ? try number(4, 0...1) : 0
+                drawnWatermark = opacity == 0 ? nil : ImageTransformers.Watermark(watermark, opacity: opacity, placement: placement,
+                                                                                    offsetX: x, offsetY: y, scale: scale)
             case "bg", "background": background = try colour(0)
             case "f", "format": format = args.first?.lowercased()
             case "bl", "blur": recipe.blurSigma = try number(0, 0.1...100)
@@ -219,10 +231,11 @@ struct ProcessingURL {
         }
         recipe.padFill = background
         if flatten { recipe.flattenOnto = background ?? RGBAColor(red: 255, green: 255, blue: 255) }
-        transformers = recipe.transformers
         // --max-size bounds every output: without a size, or with a side left 0, the source's own size could pass it.
         // (Padding can also take it past the bound: then the padded result is reduced to fit.)
-        if size.map({ $0.0 == 0 || $0.1 == 0 }) ?? true || padding != nil { transformers.append(SideBound(maxSide: maxSide)) }
+        if size.map({ $0.0 == 0 || $0.1 == 0 }) ?? true || padding != nil { recipe.bound = SideBound(maxSide: maxSide) }
+        recipe.watermark = drawnWatermark
+        transformers = recipe.transformers
     }
 
     /// imgproxy's resizing types: `fill` (and `fill-down`: outputs never exceed a raster source unless `up`) covers
@@ -234,6 +247,13 @@ struct ProcessingURL {
         case "force": .fill
         default: nil
         }
+    }
+
+    /// imgproxy's watermark positions: a gravity (short or long name) or `re` (repeat over the image).
+    static func watermarkPlacement(_ name: String, segment: String) throws -> ImageTransformers.Watermark.Placement {
+        if name == "re" || name == "repeat" { return .repeated }
+        guard let gravity = gravity(name) else { throw Failure(status: 400, message: "option '\(segment)': unknown watermark position '\(name)'") }
+        return .gravity(gravity)
     }
 
     /// imgproxy's short gravity names (ce, no, so, ea, we, noea, nowe, soea, sowe), or the library's names.

@@ -110,6 +110,10 @@ enum ServeCommand: Command {
                     """)),
             .option(Option("presets", value: "FILE", help: "presets from a file, one NAME=OPTIONS per line (# comments)")),
             .option(Option("format-quality", value: "FMT=Q,...", help: "default quality per output format (avif=50,webp=75,jpeg=80); q: and fq: in a URL win")),
+            .option(Option("watermark", value: "FILE", help: """
+                    the image wm: draws (PNG, WebP ... or SVG, rendered at the size each result needs);
+                    without it wm: is 400
+                    """)),
             .option(Option("only-presets", help: "URLs may name presets only (bare names or pr:): any other option is 400")),
             .option(Option("malloc-trim", value: "SECONDS|off", default: "10", help: """
                     hand malloc's free pages back to the kernel this often, so the RSS of a long run
@@ -162,8 +166,6 @@ enum ServeCommand: Command {
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max))!
         settings.accessLog = args.value("access-log")! != "off"
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
-        settings.presets = try Presets(definitions: args.all("preset"), file: args.value("presets"))
-        settings.presets.onlyPresets = args.flag("only-presets")
         for pair in (args.value("format-quality") ?? "").split(separator: ",") {
             let parts = pair.split(separator: "=").map(String.init)
             guard parts.count == 2, let quality = Int(parts[1]), (1...100).contains(quality), !parts[0].isEmpty else {
@@ -171,14 +173,18 @@ enum ServeCommand: Command {
             }
             settings.formatQualities[ProcessingURL.formatName(parts[0])] = quality
         }
-        if settings.presets.onlyPresets && settings.presets.isEmpty {
-            throw UsageError("--only-presets needs presets (--preset NAME=OPTIONS or --presets FILE)")
-        }
         let grace = try args.seconds("shutdown-grace")!
         let trimInterval = args.value("malloc-trim") == "off" ? 0 : try args.seconds("malloc-trim")!
 
         let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host, workers: concurrency)
+        // The watermark comes from configuration only (a URL can say where and how strongly, never which image).
+        settings.watermark = try args.value("watermark").map { try ProcessingArguments.watermark(file: $0, coders: host.coders) }
+        settings.presets = try Presets(definitions: args.all("preset"), file: args.value("presets"), watermark: settings.watermark)
+        settings.presets.onlyPresets = args.flag("only-presets")
+        if settings.presets.onlyPresets && settings.presets.isEmpty {
+            throw UsageError("--only-presets needs presets (--preset NAME=OPTIONS or --presets FILE)")
+        }
         // Decoded results in memory are a small tier here (the output cache holds what is served again); 64 MiB
         // keeps a burst of different formats of one thumbnail from decoding twice without doubling the footprint.
         var configuration = ImageManagerConfiguration(memoryCache: MemoryCache(limits: .init(maxBytes: 64 << 20)), decodingWidth: concurrency)

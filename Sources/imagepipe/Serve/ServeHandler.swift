@@ -22,6 +22,8 @@ final class ServeHandler: Sendable {
         var accessLog = true
         var formats: [String] = ["avif", "webp", "jpg", "png"]
         var presets = Presets()
+        /// `--watermark FILE`: what wm: draws.
+        var watermark: WatermarkImage?
         /// `--format-quality avif=50,webp=75`: per output format, when a URL gives no q: (nor fq: for it).
         var formatQualities: [String: Int] = [:]
         /// The versions of http(s) sources (`--source-ttl`, `--failed-ttl`): see `RemoteSourceVersions`.
@@ -102,7 +104,7 @@ final class ServeHandler: Sendable {
         }
         let parsed: ProcessingURL
         do {
-            parsed = try ProcessingURL(path: path, maxSide: settings.maxSide, presets: settings.presets)
+            parsed = try ProcessingURL(path: path, maxSide: settings.maxSide, presets: settings.presets, watermark: settings.watermark)
         } catch let failure as ProcessingURL.Failure {
             return finish(failure.status, Self.text, Array((failure.message + "\n").utf8), "-")
         } catch {

@@ -2,8 +2,10 @@ import PipelineHost
 
 /// The processing a user asked for, from the CLI's flags or a service URL's options, and the one place that turns
 /// it into a transformer chain, in one fixed order whatever the order given: crop → rotate → flip → grayscale →
-/// blur → sharpen → circle or rounded corners → flatten. Geometry first (so a crop names pixels of the decoded
-/// image), shapes last (so a blur does not soften their edges into the background). Crops and the circle are
+/// blur → sharpen → circle or rounded corners → padding → size bound → watermark → flatten. Geometry first (so a
+/// crop names pixels of the decoded image), shapes after (so a blur does not soften their edges into the
+/// background), the watermark last but for flattening (drawn on the final canvas at its final size, never blurred,
+/// cropped or scaled with the image). Crops and the circle are
 /// placed by `gravity` as it stands once everything is read.
 struct ProcessingRecipe {
     enum CropRegion {
@@ -30,6 +32,9 @@ struct ProcessingRecipe {
     /// Padding and extension, applied after the other steps (before flattening), filled with `padFill`.
     var pads: [ImageTransformers.Pad.Amount] = []
     var padFill: RGBAColor?
+    /// A last reduction (the service's --max-size bound), before the watermark so that it does not shrink the mark.
+    var bound: (any ImageTransforming)?
+    var watermark: ImageTransformers.Watermark?
 
     var transformers: [any ImageTransforming] {
         var chain: [any ImageTransforming] = crops.map { region in
@@ -50,6 +55,8 @@ struct ProcessingRecipe {
             chain.append(ImageTransformers.RoundedCorners(radius: cornerRadius))
         }
         chain += pads.map { ImageTransformers.Pad($0, fill: padFill) }
+        if let bound { chain.append(bound) }
+        if let watermark { chain.append(watermark) }
         if let flattenOnto { chain.append(ImageTransformers.Flatten(background: flattenOnto)) }
         return chain
     }

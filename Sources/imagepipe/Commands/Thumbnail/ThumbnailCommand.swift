@@ -133,7 +133,7 @@ enum ThumbnailCommand: Command {
         let anyRemote = manifest != nil || args.positionals.contains { $0 == "-" || PipelineSetup.isRemote($0) }
         let manager = try PipelineSetup.manager(args, host: host, remoteSources: anyRemote)
         let encodeOptions = try EncodeArguments.options(args)
-        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background)
+        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background, coders: host.coders)
         let settings = BatchSettings(
             sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
             everyFrame: everyFrame, transformers: transformers, encodeOptions: encodeOptions, loadOptions: try LoadArguments.loadOptions(args),
