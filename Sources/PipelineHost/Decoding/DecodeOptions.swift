@@ -97,13 +97,16 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
     /// What places an aspect-fill's window when the content or a known point should, not a fixed `gravity`
     /// (smart crop, focal point); it overrides `gravity` for the aspect-fill. Default nil.
     public var focus: CropFocus?
+    /// Cut a uniform border off the decoded image before it is placed in the box (imgproxy's `trim`), so the size
+    /// asked is the size of the content. Default nil.
+    public var trim: TrimOptions?
 
     public init(thumbnailSize: PixelSize? = nil, scaleMode: ScaleMode = .fit, pageIndex: Int = 0, frameIndex: Int = 0,
                 firstFrameOnly: Bool = false, tint: RGBAColor? = nil, template: Bool = false, allowUpscale: Bool = false,
                 highBitDepth: Bool = false, transparentBackground: Bool = false, ignoreOrientation: Bool = false,
                 threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil,
                 colorOutput: ColorOutput = .srgb, gravity: Gravity = .center, scaleDownLimitBytes: Int? = nil,
-                focus: CropFocus? = nil) {
+                focus: CropFocus? = nil, trim: TrimOptions? = nil) {
         self.thumbnailSize = thumbnailSize
         self.scaleMode = scaleMode
         self.pageIndex = pageIndex
@@ -123,6 +126,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         self.gravity = gravity
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.focus = focus
+        self.trim = trim
     }
 
     /// The options' part of a result's identity, as `name=value` terms in a fixed order, defaults left out (so a
@@ -145,6 +149,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         if colorOutput != .srgb { terms.append("color=\(colorOutput.rawValue)") }
         if let scaleDownLimitBytes, thumbnailSize == nil { terms.append("scale-down=\(scaleDownLimitBytes)") }
         if let focus { terms.append("focus=\(focus.keyText)") }
+        if let trim { terms.append("trim=\(trim.keyText)") }
         return terms
     }
 
@@ -161,6 +166,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         full.colorOutput = .srgb
         full.scaleDownLimitBytes = nil
         full.focus = nil
+        full.trim = nil
         return full
     }
 

@@ -1,6 +1,8 @@
 /// What a coder is asked for and how the host finishes its output, decided before the decode in the process that
 /// runs it (the host, or an isolated worker), so both sides make the same choice from the same facts.
 ///
+/// A trim (`options.trim`) asks every coder for the source's own size: the border is cut first, then placed.
+///
 /// Two requests need the source's size before the coder is called, and read it with the coder's probe (headers
 /// only):
 /// - a scale-down budget (`scaleDownLimitBytes`) without a size: the box that keeps the decode within it;
@@ -25,7 +27,17 @@ struct DecodePlan {
         }
         var coderOptions = effective
         var cover: PixelSize?
-        if caps.contains(.scales), effective.scaleMode == .aspectFill, effective.gravity != .center || effective.focus != nil,
+        var finishingCaps = caps
+        if effective.trim != nil {
+            // The border is found on the whole image and the box filled by what is left, so every coder decodes at
+            // its own size (no shrink-on-load, which would leave the content smaller than the box once the border
+            // is cut; a vector renders at its intrinsic size) and the host places the trimmed result.
+            coderOptions.thumbnailSize = nil
+            coderOptions.scaleMode = .fit
+            finishingCaps.remove(.scales)
+            // A vector's own size is no upper bound: what is left of it fills the box, as its render would.
+            if caps.contains(.vector) { effective.allowUpscale = true }
+        } else if caps.contains(.scales), effective.scaleMode == .aspectFill, effective.gravity != .center || effective.focus != nil,
            let box = effective.thumbnailSize, box.width > 0, box.height > 0 {
             let facts = try info ?? probe()
             let placement = Placement(sourceWidth: facts.width, sourceHeight: facts.height, request: box, mode: .aspectFill,
@@ -37,7 +49,7 @@ struct DecodePlan {
             cover = PixelSize(width: placement.outputWidth, height: placement.outputHeight)
         }
         self.coderOptions = coderOptions
-        finishing = Self.finishing(options: effective, capabilities: caps, coverCrop: cover, transformers: transformers)
+        finishing = Self.finishing(options: effective, capabilities: finishingCaps, coverCrop: cover, transformers: transformers)
     }
 
     /// The one place a finishing step is made: a planned decode (above), each size finished from one full decode the

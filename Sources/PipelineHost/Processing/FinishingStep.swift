@@ -1,6 +1,7 @@
 /// What the host does to a coder's output, in one order, for every path: a one-shot decode, each size of a
 /// batch, each frame of an animation, each incremental preview, and a decode in an isolated worker.
 ///
+/// 0. trim: cut a uniform border (`options.trim`) off the coder's output, which is then full size (see `DecodePlan`);
 /// 1. placement: resample to the requested box when the coder did not (`.scales`), the overflow of an
 ///    aspect-fill cut per `gravity` (or `focus`); or cut a coder's cover-sized render to the box (see `DecodePlan`);
 /// 2. colour: convert from what the source states to `options.colorOutput` (after resampling: fewer pixels);
@@ -34,7 +35,9 @@ struct FinishingStep: Sendable {
     /// for seconds and gigabytes.
     func apply(_ image: Image) throws -> Image {
         let limits = options.limits
-        var result = try place(image)
+        var result = image
+        if let trim = options.trim { result = try ImageTransformers.Trim(trim).transform(result) }
+        result = try place(result)
         if !options.template || options.tint == nil {
             let eightBit = !options.highBitDepth && result.pixelFormat == .rgba16
             result = try ColorConversion.apply(result, output: options.colorOutput, eightBit: eightBit, limits: limits)

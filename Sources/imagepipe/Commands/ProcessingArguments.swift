@@ -20,6 +20,12 @@ enum ProcessingArguments {
                 a focal point (fractions of the width and height, 0,0 the top left): --crop and
                 --mode aspect-fill keep the window centred on it as far as the image allows
                 """)),
+        .option(Option("trim", value: "THRESHOLD", help: """
+                first cut away a uniform border (channels within THRESHOLD of it, 0-255; 10 is
+                imgproxy's default), so --size sizes the content; the border's colour is the
+                top-left pixel's unless --trim-color says
+                """)),
+        .option(Option("trim-color", value: "COLOR", help: "the border colour --trim cuts (as --background's)")),
         .option(Option("rotate", value: "DEG", help: "90, 180 or 270, clockwise")),
         .option(Option("flip", value: "AXIS", help: "horizontal, vertical or both")),
         .option(Option("grayscale", help: "Rec. 709 luma gray, alpha kept")),
@@ -51,10 +57,23 @@ enum ProcessingArguments {
                 """)),
     ])
 
-    /// `--gravity` and `--scale-down-limit` into the decode options (they decide what the decode produces).
+    /// `--gravity`, `--focus`, `--trim` and `--scale-down-limit` into the decode options (they decide what the decode produces).
     static func apply(_ args: Arguments, to options: inout DecodeOptions) throws {
         options.gravity = try gravity(args)
         options.focus = try focus(args)
+        if let text = args.value("trim") {
+            guard let threshold = Double(text), threshold >= 0, threshold <= 255 else {
+                throw UsageError("--trim must be a threshold from 0 to 255 (10 is usual), not '\(text)'")
+            }
+            var colour: RGBAColor?
+            if let name = args.value("trim-color") {
+                guard let parsed = RGBAColor(parsing: name) else { throw UsageError("--trim-color must be a colour (white, #f0f0f0), not '\(name)'") }
+                colour = parsed
+            }
+            options.trim = TrimOptions(threshold: threshold, background: colour)
+        } else if args.value("trim-color") != nil {
+            throw UsageError("--trim-color goes with --trim THRESHOLD")
+        }
         if let text = args.value("scale-down-limit") {
             guard let bytes = DecodeArguments.byteSize(text), bytes >= 1024 else {
                 throw UsageError("--scale-down-limit must be a size such as 64M or 512K, not '\(text)'")

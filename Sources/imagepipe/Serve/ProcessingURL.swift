@@ -6,6 +6,7 @@ import PipelineHost
 ///   rs:MODE:W:H  s:W:H  w:W  h:H  rt:MODE   size and mode (fit; fill, fill-down: cover and crop; force: stretch)      g:GRAVITY  (ce, no, so, ea, we,
 ///   noea, nowe, soea, sowe, or top, top-left ...; sm smart, entropy, fp:X:Y focal point)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
+///   t:THRESHOLD[:COLOR[:EQ_H[:EQ_V]]]  trim a uniform border first
 ///   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
 ///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)   wm:OPACITY[:POSITION[:X[:Y[:SCALE]]]]  the
 ///   service's watermark (positions as gravities, re: repeated; X, Y offsets; SCALE relative to the result)
@@ -158,6 +159,19 @@ struct ProcessingURL {
                 let scale = args.count > 4 && !args[4].isEmpty ? try number(4, 0...1) : 0
                 drawnWatermark = opacity == 0 ? nil : ImageTransformers.Watermark(watermark, opacity: opacity, placement: placement,
                                                                                     offsetX: x, offsetY: y, scale: scale)
+            case "t", "trim":
+                // imgproxy's trim:THRESHOLD[:COLOR[:EQUAL_HOR[:EQUAL_VER]]]; no colour: the top-left pixel's.
+                func flag(_ index: Int) throws -> Bool {
+                    guard index < args.count, !args[index].isEmpty else { return false }
+                    switch args[index].lowercased() {
+                    case "1", "t", "true": return true
+                    case "0", "f", "false": return false
+                    default: throw Failure(status: 400, message: "option '\(segment)': argument \(index + 1) must be 1 or 0")
+                    }
+                }
+                let threshold = try number(0, 0...255)
+                let colour = args.count > 1 && !args[1].isEmpty ? try colour(1) : nil
+                options.trim = TrimOptions(threshold: threshold, background: colour, equalHorizontal: try flag(2), equalVertical: try flag(3))
             case "bg", "background": background = try colour(0)
             case "f", "format": format = args.first?.lowercased()
             case "bl", "blur": recipe.blurSigma = try number(0, 0.1...100)
