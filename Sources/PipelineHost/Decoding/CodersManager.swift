@@ -69,7 +69,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
 
     public func encode(_ image: Image, format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         guard let coder = encoder(for: format) else { throw noCoder(.noEncoder(format: format)) }
-        return try coder.encode([image], options: options)
+        return try ByteBudget.encode(options) { try coder.encode([image], options: $0) }.bytes
     }
 
     /// Encodes an animation, or pages for a multipage format (TIFF, HEIF: each frame a page); any other coder gets
@@ -77,7 +77,7 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         guard let coder = encoder(for: format), let first = frames.first else { throw noCoder(.noEncoder(format: format)) }
         let keepsEvery = !coder.descriptor.capabilities.isDisjoint(with: [.animated, .multipage])
-        return try coder.encode(keepsEvery ? frames : [first], options: options)
+        return try ByteBudget.encode(options) { try coder.encode(keepsEvery ? frames : [first], options: $0) }.bytes
     }
 
     /// The request's input limit, checked before any coder sees the bytes (the manager's routes and a lone coder's).

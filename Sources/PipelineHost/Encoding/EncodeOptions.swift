@@ -18,9 +18,14 @@ public struct EncodeOptions: Sendable, Hashable, Codable {
     /// The format's own encoder settings (ABI 1.1 `settings`), e.g. ["compression": "lzw"] for TIFF; an encoder
     /// refuses a key it does not document.
     public var settings: [String: String]
+    /// A byte budget (imgproxy's `max_bytes`): the highest quality, at most `quality`, whose output fits (see
+    /// `ByteBudget`); a format whose size does not follow the quality (PNG, GIF, lossless) is encoded once as asked.
+    /// nil = no budget.
+    public var maxBytes: Int?
 
     public init(quality: Int? = nil, speed: Int? = nil, bitDepth: Int? = nil, lossless: Bool = false,
-                progressive: Bool = false, loopCount: Int = 0, background: RGBAColor? = nil, settings: [String: String] = [:]) {
+                progressive: Bool = false, loopCount: Int = 0, background: RGBAColor? = nil, settings: [String: String] = [:],
+                maxBytes: Int? = nil) {
         self.quality = quality
         self.speed = speed
         self.bitDepth = bitDepth
@@ -29,6 +34,7 @@ public struct EncodeOptions: Sendable, Hashable, Codable {
         self.loopCount = loopCount
         self.background = background
         self.settings = settings
+        self.maxBytes = maxBytes
     }
 
     /// The settings as the ABI's lines, in key order (nil for none).

@@ -5,6 +5,7 @@ enum EncodeArguments {
     static let quality = Option("quality", value: "N", help: "encoder quality 1...100 (default: the encoder's)")
     static let lossless = Option("lossless", help: "lossless encoding where the format offers it")
     static let encoderOption = Option("encoder-option", value: "KEY=VALUE", help: "a setting of the output format's own encoder, repeatable (TIFF: compression=deflate|lzw|none); an unknown key is an error")
+    static let maxBytes = Option("max-bytes", value: "SIZE", help: "the highest quality whose output fits in SIZE bytes (50K, 200000; at most 8 encodes; formats without a quality ignore it)")
     static let background = Option("background", value: "COLOR", help: "what transparent pixels become in a format without alpha, JPEG (default white)")
 
     static func options(_ args: Arguments) throws -> EncodeOptions {
@@ -15,6 +16,10 @@ enum EncodeArguments {
             }
             colour.alpha = 255  // a background under transparency is opaque by definition
             options.background = colour
+        }
+        if let text = args.value("max-bytes") {
+            guard let bytes = DecodeArguments.byteSize(text), bytes >= 64 else { throw UsageError("--max-bytes must be a size of at least 64 bytes (50K, 200000), not '\(text)'") }
+            options.maxBytes = bytes
         }
         for setting in args.all("encoder-option") {
             guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex, !setting.contains("\n") else {

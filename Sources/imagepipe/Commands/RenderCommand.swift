@@ -18,6 +18,7 @@ enum RenderCommand: Command {
             .option(Option("format", value: "FORMAT", help: "the output format (png, jpg, webp, avif, heic, gif...) instead of -o's extension")),
             .option(EncodeArguments.quality),
             .option(EncodeArguments.lossless),
+            .option(EncodeArguments.maxBytes),
             .option(EncodeArguments.encoderOption),
             .option(EncodeArguments.background),
             .option(Option("lossless-jpeg", help: "store a JPEG source without loss (JPEG XL keeps its DCT coefficients and gives the original file back); an error when the output format or the file cannot")),

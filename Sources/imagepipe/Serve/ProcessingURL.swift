@@ -7,7 +7,7 @@ import PipelineHost
 ///   noea, nowe, soea, sowe, or top, top-left ...; sm smart, entropy, fp:X:Y focal point)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
 ///   t:THRESHOLD[:COLOR[:EQ_H[:EQ_V]]]  trim a uniform border first
-///   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
+///   mb:BYTES  the highest quality whose output fits   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
 ///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)   wm:OPACITY[:POSITION[:X[:Y[:SCALE]]]]  the
 ///   service's watermark (positions as gravities, re: repeated; X, Y offsets; SCALE relative to the result)
 ///
@@ -24,6 +24,8 @@ struct ProcessingURL {
     var quality: Int?
     /// `fq:FORMAT:Q[:FORMAT:Q...]`: the quality for an output format when `q:` does not say (format names as `f:`).
     var formatQualities: [String: Int] = [:]
+    /// `mb:BYTES`: the highest quality whose output fits (`ByteBudget`).
+    var maxBytes: Int?
     var background: RGBAColor?
     /// The options as given, in order: part of the output's cache key with the source and format.
     var canonicalOptions: [String] = []
@@ -122,6 +124,9 @@ struct ProcessingURL {
             case "tmpl", "template": options.template = true
             case "up", "upscale": options.allowUpscale = true
             case "q", "quality": quality = try int(0, 1...100)
+            case "mb", "max_bytes":
+                let bytes = try int(0, 0...Int(Int32.max))
+                maxBytes = bytes == 0 ? nil : bytes
             case "fq", "format_quality":
                 guard !args.isEmpty, args.count % 2 == 0 else {
                     throw Failure(status: 400, message: "option '\(segment)': expected fq:FORMAT:QUALITY[:FORMAT:QUALITY...]")

@@ -127,10 +127,12 @@ final class ServeHandler: Sendable {
         let quality = parsed.quality ?? parsed.formatQualities[format.name] ?? settings.formatQualities[format.name]
         var encode = EncodeOptions(quality: quality)
         encode.background = parsed.background
+        encode.maxBytes = parsed.maxBytes
         // The key holds the source's version, so it is computed once that version is fresh (after a revalidation).
         let outputKey: @Sendable () -> String = { [settings] in
             ImageCacheKey(imageRequest, filter: settings.sourceVersion).imageKey
                 + "|out=\(format.name)|q=\(quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
+                + (parsed.maxBytes.map { "|mb=\($0)" } ?? "")
         }
         let needsRevalidation = Settings.isRemote(source) && !settings.versions.isFresh(source)
 
