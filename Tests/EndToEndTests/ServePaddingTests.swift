@@ -38,6 +38,26 @@ import TestSupport
         #expect(serve.terminate() == 0)
     }
 
+    @Test("rs:auto fills when the source and the box share an orientation and fits otherwise, as imgproxy's auto",
+          arguments: ["a.png", "a.jpg"])
+    func autoResizingType(file: String) throws {
+        try TestFiles.write(try coders.encode(try coders.decode(data: try TestFiles.read(root + "/a.png")), format: "jpg"), to: root + "/a.jpg")
+        let serve = try ServeProcess(["--root", root])
+        func size(_ options: String) throws -> (Int, Int) {
+            let response = try serve.get(serve.signed("/" + options + "/f:png/plain/local%3A%2F%2F%2F" + file))
+            #expect(response.status == 200)
+            let image = try coders.decode(data: response.body)
+            return (image.width, image.height)
+        }
+        // The source is 200x120, landscape.
+        #expect(try size("rs:auto:100:100") == (100, 100), "a square box counts as landscape: filled")
+        #expect(try size("rs:auto:120:60") == (120, 60))
+        #expect(try size("rs:auto:60:120") == (60, 36), "a portrait box: fitted")
+        #expect(try size("rt:auto/s:60:120") == (60, 36))
+        #expect(try size("rt:auto/rt:fill/s:60:120") == (60, 120), "a later type replaces auto")
+        #expect(serve.terminate() == 0)
+    }
+
     @Test("ex:1 extends the fitted image to the asked size, pixel for pixel as ImageMagick's -gravity G -extent",
           arguments: [("ce", "center"), ("nowe", "northwest"), ("soea", "southeast")])
     func extendMatchesImageMagick(gravity: String, magick: String) throws {
@@ -113,6 +133,14 @@ import TestSupport
         }
         let (box, _) = try get("c:80:80/g:sm")
         #expect(box.width == 80 && box.height == 80 && showsTheDisc(box))
+        // crop:W:H:GRAVITY places the box by its own gravity, whatever g: says.
+        let (ownSmart, _) = try get("c:80:80:sm")
+        #expect(ownSmart.width == 80 && showsTheDisc(ownSmart))
+        let (corner, _) = try get("c:80:80:noea/g:sowe")
+        #expect(corner.width == 80 && showsTheDisc(corner), "the top-right box holds the disc")
+        let (otherCorner, _) = try get("c:80:80:nowe/g:sm")
+        #expect(otherCorner.width == 80 && !showsTheDisc(otherCorner))
+        #expect(try serve.get(serve.signed("/c:80:80:middle/" + source)).status == 400)
         let (later, _) = try get("g:sm/g:ce/rs:fill:100:100")
         #expect(!showsTheDisc(later), "a later gravity replaces the smart crop")
         #expect(try serve.get(serve.signed("/g:fp:2:0/" + source)).status == 400)

@@ -26,6 +26,8 @@ struct ResultKeyTests {
         "gravity": { $0.gravity = .top },
         "scaleDownLimitBytes": { $0.scaleDownLimitBytes = 1 << 20 },
         "focus": { $0.focus = .attention },
+        "trim": { $0.trim = TrimOptions() },
+        "autoScaleMode": { $0.autoScaleMode = true },
     ]
     /// Fields that decide whether a decode may run or how fast, never which pixels it gives.
     private static let notInKey: [String: @Sendable (inout DecodeOptions) -> Void] = [

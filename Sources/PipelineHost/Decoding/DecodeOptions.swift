@@ -100,13 +100,17 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
     /// Cut a uniform border off the decoded image before it is placed in the box (imgproxy's `trim`), so the size
     /// asked is the size of the content. Default nil.
     public var trim: TrimOptions?
+    /// imgproxy's resizing type `auto`: aspect-fill when the source and the box are both landscape (or square) or
+    /// both portrait, fit otherwise, decided once the source's size is known; `scaleMode` is then ignored.
+    /// Default false.
+    public var autoScaleMode: Bool
 
     public init(thumbnailSize: PixelSize? = nil, scaleMode: ScaleMode = .fit, pageIndex: Int = 0, frameIndex: Int = 0,
                 firstFrameOnly: Bool = false, tint: RGBAColor? = nil, template: Bool = false, allowUpscale: Bool = false,
                 highBitDepth: Bool = false, transparentBackground: Bool = false, ignoreOrientation: Bool = false,
                 threads: Int = 0, limits: DecodeLimits = DecodeLimits(), sourceURL: String? = nil, password: String? = nil,
                 colorOutput: ColorOutput = .srgb, gravity: Gravity = .center, scaleDownLimitBytes: Int? = nil,
-                focus: CropFocus? = nil, trim: TrimOptions? = nil) {
+                focus: CropFocus? = nil, trim: TrimOptions? = nil, autoScaleMode: Bool = false) {
         self.thumbnailSize = thumbnailSize
         self.scaleMode = scaleMode
         self.pageIndex = pageIndex
@@ -127,6 +131,21 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.focus = focus
         self.trim = trim
+        self.autoScaleMode = autoScaleMode
+    }
+
+    /// The options with `autoScaleMode` resolved for a source of this display size.
+    func resolvingAutoScaleMode(sourceWidth: Int, sourceHeight: Int) -> DecodeOptions {
+        guard autoScaleMode else { return self }
+        var resolved = self
+        resolved.autoScaleMode = false
+        if let box = thumbnailSize, box.width > 0, box.height > 0 {
+            let sameOrientation = (sourceWidth >= sourceHeight) == (box.width >= box.height)
+            resolved.scaleMode = sameOrientation ? .aspectFill : .fit
+        } else {
+            resolved.scaleMode = .fit
+        }
+        return resolved
     }
 
     /// The options' part of a result's identity, as `name=value` terms in a fixed order, defaults left out (so a
@@ -150,6 +169,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         if let scaleDownLimitBytes, thumbnailSize == nil { terms.append("scale-down=\(scaleDownLimitBytes)") }
         if let focus { terms.append("focus=\(focus.keyText)") }
         if let trim { terms.append("trim=\(trim.keyText)") }
+        if autoScaleMode { terms.append("mode=auto") }
         return terms
     }
 
@@ -167,6 +187,7 @@ public struct DecodeOptions: Sendable, Hashable, Codable {
         full.scaleDownLimitBytes = nil
         full.focus = nil
         full.trim = nil
+        full.autoScaleMode = false
         return full
     }
 

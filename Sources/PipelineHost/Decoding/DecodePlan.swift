@@ -18,6 +18,11 @@ struct DecodePlan {
         let caps = coder.descriptor.capabilities
         var effective = options
         var info: ImageInfo?
+        if effective.autoScaleMode {
+            let facts = try probe()
+            info = facts
+            effective = effective.resolvingAutoScaleMode(sourceWidth: facts.width, sourceHeight: facts.height)
+        }
         if effective.thumbnailSize == nil, let budget = effective.scaleDownLimitBytes, budget > 0 {
             let facts = try info ?? probe()
             info = facts

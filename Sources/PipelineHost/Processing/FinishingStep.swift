@@ -11,7 +11,7 @@
 /// The step holds no reference to a coders manager: everything it needs is a value, so a worker process runs
 /// exactly this code on its own side and the pixels are the same wherever a decode runs.
 struct FinishingStep: Sendable {
-    let options: DecodeOptions
+    private(set) var options: DecodeOptions
     /// The coder rendered at the box itself (JPEG shrink-on-load, vectors, documents).
     let coderScales: Bool
     /// The coder applied the template tint itself (vector coders tint as they render).
@@ -34,6 +34,12 @@ struct FinishingStep: Sendable {
     /// intermediate rows and the output held at once), so an oversized request fails at once instead of running
     /// for seconds and gigabytes.
     func apply(_ image: Image) throws -> Image {
+        if options.autoScaleMode {
+            // A full-size decode finished for a size (the planned decode resolved it from the probe already).
+            var resolved = self
+            resolved.options = options.resolvingAutoScaleMode(sourceWidth: image.width, sourceHeight: image.height)
+            return try resolved.apply(image)
+        }
         let limits = options.limits
         var result = image
         if let trim = options.trim { result = try ImageTransformers.Trim(trim).transform(result) }

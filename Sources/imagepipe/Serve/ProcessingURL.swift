@@ -3,8 +3,8 @@ import PipelineHost
 /// An imgproxy-style request path, parsed: `/<signature>/<option>/.../plain/<percent-encoded source>[@<format>]` or
 /// `/<signature>/<option>/.../<base64url source>[.<format>]`. Options are `name:arg[:arg]` segments:
 ///
-///   rs:MODE:W:H  s:W:H  w:W  h:H  rt:MODE   size and mode (fit; fill, fill-down: cover and crop; force: stretch)      g:GRAVITY  (ce, no, so, ea, we,
-///   noea, nowe, soea, sowe, or top, top-left ...; sm smart, entropy, fp:X:Y focal point)   c:W:H  crop a box by gravity   ar:W:H  crop to an aspect ratio
+///   rs:MODE:W:H  s:W:H  w:W  h:H  rt:MODE   size and mode (fit; fill, fill-down: cover and crop; force: stretch; auto: fill when orientations agree)      g:GRAVITY  (ce, no, so, ea, we,
+///   noea, nowe, soea, sowe, or top, top-left ...; sm smart, entropy, fp:X:Y focal point)   c:W:H[:GRAVITY]  crop a box by its gravity or g:   ar:W:H  crop to an aspect ratio
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
 ///   t:THRESHOLD[:COLOR[:EQ_H[:EQ_V]]]  trim a uniform border first
 ///   mb:BYTES  the highest quality whose output fits   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
@@ -54,6 +54,7 @@ struct ProcessingURL {
         var padding: (Int, Int, Int, Int)?
         var extendGravity: Gravity?
         var drawnWatermark: ImageTransformers.Watermark?
+        var cropPlacement: (gravity: Gravity, focus: CropFocus?)?
         // Options until "plain" or the last segment (the encoded source).
         var sourceText: String?
         var plain = false
@@ -89,17 +90,17 @@ struct ProcessingURL {
                 return value
             }
             switch name {
-            case "rs", "resize":
-                guard let mode = Self.scaleMode(args.first ?? "") else {
-                    throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill, fill-down, force or aspect-fill")
+            case "rs", "resize", "rt", "resizing_type":
+                if args.first == "auto" {
+                    options.autoScaleMode = true
+                } else {
+                    guard let mode = Self.scaleMode(args.first ?? "") else {
+                        throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill, fill-down, force, auto or aspect-fill")
+                    }
+                    options.scaleMode = mode
+                    options.autoScaleMode = false
                 }
-                options.scaleMode = mode
-                size = (try int(1, 0...maxSide), try int(2, 0...maxSide))
-            case "rt", "resizing_type":
-                guard let mode = Self.scaleMode(args.first ?? "") else {
-                    throw Failure(status: 400, message: "option '\(segment)': the mode must be fit, fill, fill-down, force or aspect-fill")
-                }
-                options.scaleMode = mode
+                if name == "rs" || name == "resize" { size = (try int(1, 0...maxSide), try int(2, 0...maxSide)) }
             case "s", "size": size = (try int(0, 0...maxSide), try int(1, 0...maxSide))
             case "w", "width": size = (try int(0, 0...maxSide), size?.1 ?? 0)
             case "h", "height": size = (size?.0 ?? 0, try int(0, 0...maxSide))
@@ -116,7 +117,22 @@ struct ProcessingURL {
                     options.gravity = gravity
                     options.focus = nil
                 }
-            case "c", "crop": box = PixelSize(width: try int(0, 1...maxSide), height: try int(1, 1...maxSide))
+            case "c", "crop":
+                // imgproxy's crop:W:H[:GRAVITY]: the box's own gravity (sm, fp:X:Y too), else the request's g:.
+                box = PixelSize(width: try int(0, 1...maxSide), height: try int(1, 1...maxSide))
+                cropPlacement = nil
+                if args.count > 2 {
+                    switch args[2] {
+                    case "sm": cropPlacement = (.center, .attention)
+                    case "entropy": cropPlacement = (.center, .entropy)
+                    case "fp":
+                        guard args.count == 5 else { throw Failure(status: 400, message: "option '\(segment)': expected c:W:H:fp:X:Y") }
+                        cropPlacement = (.center, .point(x: try number(3, 0...1), y: try number(4, 0...1)))
+                    default:
+                        guard let gravity = Self.gravity(args[2]) else { throw Failure(status: 400, message: "option '\(segment)': unknown gravity") }
+                        cropPlacement = (gravity, nil)
+                    }
+                }
             case "ar", "aspect": aspect = (try int(0, 1...10000), try int(1, 1...10000))
             case "pg", "page": options.pageIndex = try int(0, 0...100_000)
             case "fr", "frame": options.frameIndex = try int(0, 0...100_000)
@@ -236,7 +252,13 @@ struct ProcessingURL {
         // The transformers, in the same fixed order as the CLI's; crops and the circle placed by the final gravity.
         recipe.gravity = options.gravity
         recipe.focus = options.focus
-        if let box { recipe.crops.append(.box(box)) }
+        if let box {
+            if let cropPlacement {
+                recipe.crops.append(.placedBox(box, gravity: cropPlacement.gravity, focus: cropPlacement.focus))
+            } else {
+                recipe.crops.append(.box(box))
+            }
+        }
         if let aspect { recipe.crops.append(.aspect(aspect.0, aspect.1)) }
         // ex: grows the result to the size asked (both sides given), then pd: adds its border; both filled with
         // bg: when given, else left transparent (a format without alpha flattens that onto its background).

@@ -11,6 +11,8 @@ struct ProcessingRecipe {
     enum CropRegion {
         /// At most this size, placed by gravity.
         case box(PixelSize)
+        /// At most this size, placed by its own gravity or focus (imgproxy's crop:W:H:GRAVITY).
+        case placedBox(PixelSize, gravity: Gravity, focus: CropFocus?)
         /// The largest region of width:height, placed by gravity.
         case aspect(Int, Int)
         case rectangle(x: Int, y: Int, width: Int, height: Int)
@@ -40,6 +42,7 @@ struct ProcessingRecipe {
         var chain: [any ImageTransforming] = crops.map { region in
             switch region {
             case .box(let size): ImageTransformers.Crop(size: size, gravity: gravity, focus: focus)
+            case .placedBox(let size, let gravity, let focus): ImageTransformers.Crop(size: size, gravity: gravity, focus: focus)
             case .aspect(let width, let height): ImageTransformers.Crop(aspectRatio: width, height, gravity: gravity, focus: focus)
             case .rectangle(let x, let y, let width, let height): ImageTransformers.Crop(x: x, y: y, width: width, height: height)
             }
