@@ -53,6 +53,14 @@ enum ThumbnailCommand: Command {
             .shared([EncodeArguments.quality, EncodeArguments.lossless, EncodeArguments.encoderOption, EncodeArguments.maxBytes, EncodeArguments.background], "as for render"),
             .option(Option("force", help: "render again outputs that are up to date (see below)")),
         ]),
+        OptionSection("Presets:", column: 22, [
+            .option(Option("presets", value: "FILE", help: "the presets file serve --presets reads (NAME=OPTIONS lines; 'default' applies first)")),
+            .option(Option("preset", value: "NAME", help: """
+                    render as the service renders pr:NAME (several: repeat or NAME,NAME): its size,
+                    mode, gravity, trim, processing, watermark (the mark from --watermark FILE),
+                    quality and format; the flags that say the same are refused beside it
+                    """)),
+        ]),
         OptionSection(nil, column: 0, [.text("""
               Examples:
                 imagepipe thumbnail photos/ -r --size 256 --out-dir thumbs          thumbs/2024/a.jpg for photos/2024/a.jpg
@@ -110,14 +118,18 @@ enum ThumbnailCommand: Command {
         if args.positionals.contains("-"), StandardInput.isTerminal {
             throw UsageError("- reads a list of sources from standard input, but nothing is piped in")
         }
-        let sizes = try parseSizes(args.all("size"))
+        let host = try PipelineSetup.host(args)
+        // A service preset, read from serve's --presets file, says how to render (see BatchPreset).
+        let preset = try BatchPreset.read(args, coders: host.coders)
+        let sizes = try preset?.size.map { [$0] } ?? parseSizes(args.all("size"))
         var options = try DecodeArguments.options(args, sizeGiven: false)
         options.thumbnailSize = nil
+        if let preset { options = preset.applied(to: options) }
         let pages = try args.value("pages").map { try PageSelection(parsing: $0) }
         if pages != nil, args.value("page") != nil { throw UsageError("give --page or --pages, not both") }
         let everyFrame = try parseFrames(args)
         if everyFrame, args.value("frame") != nil { throw UsageError("give --frame or --frames, not both") }
-        let template = try makeTemplate(args, sizes: sizes, severalPages: pages?.mayBeSeveral == true || everyFrame)
+        let template = try makeTemplate(args, sizes: sizes, severalPages: pages?.mayBeSeveral == true || everyFrame, presetFormat: preset?.format)
         let jobs = try args.int("jobs", range: 1...256) ?? WorkerPool.defaultSize
         let outputFolder = try args.value("out-dir").map { folder -> String in
             guard !folder.isEmpty else { throw UsageError("--out-dir needs a folder") }
@@ -126,14 +138,14 @@ enum ThumbnailCommand: Command {
             return path
         }
 
-        let host = try PipelineSetup.host(args)
         try PipelineSetup.requireEncoder(for: template.format, in: host)
         try IsolationSetup.configure(args, host: host, workers: jobs)
         // A list on standard input may name URLs.
         let anyRemote = manifest != nil || args.positionals.contains { $0 == "-" || PipelineSetup.isRemote($0) }
         let manager = try PipelineSetup.manager(args, host: host, remoteSources: anyRemote)
-        let encodeOptions = try EncodeArguments.options(args)
-        let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background, coders: host.coders)
+        var encodeOptions = try EncodeArguments.options(args)
+        if let preset { encodeOptions = preset.encodeOptions(encodeOptions, format: template.format) }
+        let transformers = try preset?.transformers ?? ProcessingArguments.transformers(args, background: encodeOptions.background, coders: host.coders)
         let settings = BatchSettings(
             sizes: sizes, options: options, template: template, outputFolder: outputFolder, pages: pages,
             everyFrame: everyFrame, transformers: transformers, encodeOptions: encodeOptions, loadOptions: try LoadArguments.loadOptions(args),
@@ -180,8 +192,14 @@ enum ThumbnailCommand: Command {
     }
 
     /// The -o template, or the default one, with the placeholders several sizes or pages need.
-    static func makeTemplate(_ args: Arguments, sizes: [PixelSize], severalPages: Bool) throws -> OutputTemplate {
-        let format = args.value("format").map { $0.lowercased() }
+    static func makeTemplate(_ args: Arguments, sizes: [PixelSize], severalPages: Bool, presetFormat: String? = nil) throws -> OutputTemplate {
+        var format = args.value("format").map { $0.lowercased() }
+        if let presetFormat {
+            if let format, ProcessingURL.formatName(format) != presetFormat {
+                throw UsageError("--format \(format) and the preset's f:\(presetFormat) disagree")
+            }
+            format = presetFormat
+        }
         if let text = args.value("output") ?? args.value("o") {
             let template = try OutputTemplate(text, format: format)
             if sizes.count > 1, !template.namesSize {
