@@ -18,11 +18,16 @@ extension PluginCoder {
         let color = try readColor(flags: info.color_flags, iccSize: info.icc_size, icc: info.icc_profile,
                                   cicp: (info.cicp_primaries, info.cicp_transfer, info.cicp_matrix, info.cicp_full_range),
                                   gamma: info.gamma, chromaticities: info.chromaticities, context: probeContext)
+        // Host-allocated blocks only (takeBytes refuses any other pointer or a size past the allocation).
+        let exif = info.exif_size > 0 ? probeContext.takeBytes(info.exif, count: Int(info.exif_size)) : nil
+        let xmp = info.xmp_size > 0 ? probeContext.takeBytes(info.xmp, count: Int(info.xmp_size)) : nil
+        let metadata = MetadataSummary(exif: exif, xmp: xmp)
         return ImageInfo(
             format: format.isEmpty ? descriptor.format : format, width: Int(info.width), height: Int(info.height),
             frameCount: Int(info.frame_count), pageCount: max(1, Int(info.page_count)),
             loopCount: info.loop_count < 0 ? nil : Int(info.loop_count), bitDepth: Int(info.bit_depth),
-            hasAlpha: info.has_alpha != 0, details: details, coderID: descriptor.id, color: color)
+            hasAlpha: info.has_alpha != 0, details: details, coderID: descriptor.id, color: color,
+            metadata: metadata.isEmpty ? nil : metadata)
     }
 
     /// Decodes one image (page or frame) as the plugin produces it: at the requested size only if the coder

@@ -15,4 +15,6 @@ public struct ImageInfo: Sendable, Codable, Equatable {
     public var coderID: String
     /// What the source says about its colour; nil when it says nothing (sRGB).
     public var color: ColorDescription? = nil
+    /// Exif and XMP, when the coder hands them over (ABI 1.1) and the file has any.
+    public var metadata: MetadataSummary? = nil
 }

@@ -15,6 +15,7 @@ enum InfoCommand: Command {
     static let sections: [OptionSection] = [
         OptionSection(nil, column: 11, [
             .option(Option("json", help: "machine-readable output")),
+            .option(Option("gps", help: "report the Exif GPS coordinates too (by default only whether the file has them)")),
         ] + PlaceholderArguments.options),
         PipelineSetup.cacheSection,
         IsolationSetup.section,
@@ -33,9 +34,11 @@ enum InfoCommand: Command {
         let options = try DecodeArguments.options(args)
         let loadOptions = try LoadArguments.loadOptions(args)
         try RequestDeadline.start(args, command: name, subject: args.positionals[0])
-        let info = try await about(args.positionals[0]) {
+        var info = try await about(args.positionals[0]) {
             try await manager.info(for: source, options: options, loadOptions: loadOptions)
         }
+        // Where a photo was taken is reported only when asked; whether the file would tell is always reported.
+        if !args.flag("gps"), let exif = info.metadata?.exif { info.metadata?.exif = exif.withoutCoordinates }
         var placeholders: Placeholders?
         if let settings = try PlaceholderArguments.settings(args) {
             placeholders = try await about(args.positionals[0]) {
@@ -56,10 +59,34 @@ enum InfoCommand: Command {
             ("alpha", info.hasAlpha ? "yes" : "no"),
             ("bit depth", String(info.bitDepth)),
             ("colour", info.color?.summary ?? ColorDescription().summary),
+        ] + Self.metadataRows(info.metadata) + [
             ("details", info.details),
             ("coder", info.coderID),
         ] + (placeholders.map(PlaceholderArguments.rows) ?? [])
         let width = rows.map(\.0.count).max()! + 1
         for (label, value) in rows { Output.line("\((label + ":").padded(to: width)) \(value)") }
+    }
+
+    /// The Exif summary, XMP and gain map, one row each that applies ("none" when the file carries nothing).
+    static func metadataRows(_ metadata: MetadataSummary?) -> [(String, String)] {
+        guard let metadata else { return [("metadata", "none")] }
+        var rows: [(String, String)] = []
+        if let exif = metadata.exif {
+            let camera = [exif.make, exif.model].compactMap { $0 }.joined(separator: " ")
+            if !camera.isEmpty { rows.append(("camera", camera)) }
+            if let date = exif.captureDate { rows.append(("captured", date)) }
+            if let software = exif.software { rows.append(("software", software)) }
+            if let artist = exif.artist { rows.append(("artist", artist)) }
+            if let copyright = exif.copyright { rows.append(("copyright", copyright)) }
+            if let orientation = exif.orientation { rows.append(("orientation", String(orientation))) }
+            var gps = exif.hasGPS ? "yes" : "no"
+            if let latitude = exif.latitude, let longitude = exif.longitude { gps += " (\(latitude), \(longitude))" }
+            rows.append(("gps", gps))
+            if exif.hasThumbnail { rows.append(("exif thumbnail", "yes")) }
+        }
+        rows.append(("exif", metadata.exifBytes > 0 ? "\(metadata.exifBytes) bytes" : "none"))
+        rows.append(("xmp", metadata.xmpBytes > 0 ? "\(metadata.xmpBytes) bytes" : "none"))
+        if metadata.hasGainMap { rows.append(("gain map", "yes (XMP hdrgm)")) }
+        return rows
     }
 }

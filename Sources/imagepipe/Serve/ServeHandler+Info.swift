@@ -93,7 +93,7 @@ struct InfoAnswer: Encodable {
     let placeholders: Placeholders?
 
     private enum Keys: String, CodingKey {
-        case format, width, height, frameCount, pageCount, loopCount, bitDepth, hasAlpha, details, color, placeholders
+        case format, width, height, frameCount, pageCount, loopCount, bitDepth, hasAlpha, details, color, metadata, placeholders
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -108,6 +108,11 @@ struct InfoAnswer: Encodable {
         try c.encode(info.hasAlpha, forKey: .hasAlpha)
         try c.encode(info.details, forKey: .details)
         try c.encodeIfPresent(info.color, forKey: .color)
+        // Never the GPS coordinates: a service publishes whether a file has them, not where it was taken.
+        if var metadata = info.metadata {
+            metadata.exif = metadata.exif?.withoutCoordinates
+            try c.encode(metadata, forKey: .metadata)
+        }
         try c.encodeIfPresent(placeholders, forKey: .placeholders)
     }
 }

@@ -55,6 +55,12 @@ typedef struct jpegc_markers {
     uint32_t icc_size;
     int adobe;
     int jfif;
+    /* The first Exif block (after "Exif\0\0") and XMP packet (after its namespace): offsets into the data, sizes
+     * 0 when absent; a segment cut short by the data's end gives what is there. */
+    size_t exif_offset;
+    size_t exif_size;
+    size_t xmp_offset;
+    size_t xmp_size;
 } jpegc_markers;
 
 /* One decompression session, heap-allocated so that every field keeps its value across a longjmp (locals changed

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #define TIFF_TAG_ORIENTATION 0x0112
+/* The APP1 signature of an XMP packet, with its terminating NUL (XMP part 3, 1.1.3). */
+static const char XMP_NAMESPACE[] = "http://ns.adobe.com/xap/1.0/";
 #define TIFF_TYPE_SHORT 3
 #define TIFF_TYPE_LONG 4
 
@@ -89,6 +91,12 @@ void jpegc_walk_markers(const uint8_t *data, size_t size, jpegc_markers *markers
         } else if (marker == 0xE1 && !markers->has_exif && segment_size >= 6 && memcmp(segment, "Exif\0\0", 6) == 0) {
             markers->has_exif = 1;
             markers->orientation = tiff_orientation(segment + 6, segment_size - 6);
+            markers->exif_offset = (size_t)(segment + 6 - data);
+            markers->exif_size = segment_size - 6;
+        } else if (marker == 0xE1 && markers->xmp_size == 0 && segment_size > sizeof XMP_NAMESPACE
+                   && memcmp(segment, XMP_NAMESPACE, sizeof XMP_NAMESPACE) == 0) {
+            markers->xmp_offset = (size_t)(segment + sizeof XMP_NAMESPACE - data);
+            markers->xmp_size = segment_size - sizeof XMP_NAMESPACE;
         } else if (marker == 0xE2 && segment_size >= 14 && memcmp(segment, "ICC_PROFILE\0", 12) == 0) {
             markers->icc_size += (uint32_t)(segment_size - 14);
         } else if (marker == 0xEE && segment_size >= 5 && memcmp(segment, "Adobe", 5) == 0) {
@@ -97,6 +105,15 @@ void jpegc_walk_markers(const uint8_t *data, size_t size, jpegc_markers *markers
         if (length - 2 > available) return; /* the segment runs past the data */
         pos += length;
     }
+}
+
+void jpegc_metadata(const uint8_t *data, size_t size, size_t *exif_offset, size_t *exif_size, size_t *xmp_offset, size_t *xmp_size) {
+    jpegc_markers markers;
+    jpegc_walk_markers(data, size, &markers);
+    *exif_offset = markers.exif_offset;
+    *exif_size = markers.exif_size;
+    *xmp_offset = markers.xmp_offset;
+    *xmp_size = markers.xmp_size;
 }
 
 int32_t jpegc_exif_orientation(const uint8_t *data, size_t size) {

@@ -26,8 +26,19 @@ enum JPEGDecoding {
         info.has_alpha = 0
         let color = JPEGColor(data: view.data, header: header)
         color.reportedFacts.write(into: &info, call: view.call)
+        metadata(of: view.data).write(into: &info, call: view.call)
         setInfoStrings(&info, format: "jpeg", details: header.details)
         ABIStruct.write(info, to: target)
+    }
+
+    /// The APP1 Exif block and XMP packet, as stored.
+    static func metadata(of data: UnsafeBufferPointer<UInt8>) -> MetadataBlocks {
+        var exifOffset = 0, exifSize = 0, xmpOffset = 0, xmpSize = 0
+        jpegc_metadata(data.baseAddress, data.count, &exifOffset, &exifSize, &xmpOffset, &xmpSize)
+        func bytes(_ offset: Int, _ size: Int) -> [UInt8]? {
+            size > 0 && offset + size <= data.count ? Array(data[offset..<offset + size]) : nil
+        }
+        return MetadataBlocks(exif: bytes(exifOffset, exifSize), xmp: bytes(xmpOffset, xmpSize))
     }
 
     /// Decodes the image, shrunk on load for a thumbnail request (the host finishes the resampling).

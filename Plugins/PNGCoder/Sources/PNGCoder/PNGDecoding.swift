@@ -25,6 +25,7 @@ enum PNGDecoding {
         var color = ip_image()
         writeColor(header, into: &color, call: view.call)
         info.copyColor(from: color)
+        PNGMetadata.blocks(in: view.data).write(into: &info, call: view.call)
         setInfoStrings(&info, format: "png", details: header.details)
         ABIStruct.write(info, to: target)
     }

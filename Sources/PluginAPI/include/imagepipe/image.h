@@ -104,6 +104,15 @@ typedef struct ip_image_info {
     uint16_t cicp_full_range;
     uint32_t gamma;
     uint32_t chromaticities[8];
+    /* ABI 1.1: the metadata blocks the file carries, for `info` (each from ip_host.alloc_bytes and host-owned on
+     * OK; NULL and 0 when absent or not read). exif: the TIFF-structured Exif block from its byte-order mark
+     * ("II*\0" or "MM\0*"), without its container's prefix (JPEG's "Exif\0\0", HEIF's offset word, PNG's eXIf is
+     * already bare). xmp: the XMP packet as stored (UTF-8 XML). A coder copies them as found: the host reads them
+     * (bounds-checked) and decides what to report. */
+    uint32_t exif_size;
+    uint32_t xmp_size;
+    uint8_t *exif;
+    uint8_t *xmp;
 } ip_image_info;
 
 IP_EXTERN_C_END

@@ -74,6 +74,11 @@ typedef int32_t (*jpegc_cancel_fn)(void *context);
  * UNSUPPORTED or NO_MEMORY. [thread-safe] */
 ip_status jpegc_probe(const uint8_t *data, size_t size, jpegc_info *info, ip_message message);
 
+/* Where the first Exif block (from its TIFF header, after "Exif\0\0") and XMP packet (after its namespace) of the
+ * APP1 segments before the first scan lie in data[0..size); sizes 0 when absent. Bounded walk, never allocates.
+ * [thread-safe] */
+void jpegc_metadata(const uint8_t *data, size_t size, size_t *exif_offset, size_t *exif_size, size_t *xmp_offset, size_t *xmp_size);
+
 /* Reads only the Exif orientation (1..8; 1 when absent or invalid) from the APP1 markers before the first scan.
  * Bounds-checked, both TIFF byte orders; never allocates. [thread-safe] */
 int32_t jpegc_exif_orientation(const uint8_t *data, size_t size);
