@@ -97,25 +97,39 @@ extension CommandLine {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        // Close-on-exec pipes: tests spawn processes on many threads at once, and a plain pipe's write end is
+        // inherited by whatever another thread spawns meanwhile (a redis-server, a service kept for a whole suite),
+        // which then holds it open and the read below never sees its end. The child gets its own copies (dup2).
+        let out = try Self.closeOnExecPipe(), err = try Self.closeOnExecPipe()
+        process.standardOutput = out.write
+        process.standardError = err.write
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        try out.write.close()
+        try err.write.close()
         // Read both pipes concurrently so a chatty child cannot block on a full pipe.
         let errData = LockedData()
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            errData.set(err.read.readDataToEndOfFile())
             group.leave()
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = out.read.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
         return ProcessResult(status: process.terminationStatus,
                              stdout: String(decoding: outData, as: UTF8.self),
                              stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// A pipe whose two descriptors are close-on-exec (set at once: Glibc's module does not export pipe2), so a
+    /// concurrent spawn does not inherit them.
+    static func closeOnExecPipe() throws -> (read: FileHandle, write: FileHandle) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
     }
 
     /// Runs a shell command line (for reference tools); output is captured. Reference tools named in it are the
