@@ -23,6 +23,14 @@ import TestSupport
         try TestFiles.write(ExifBlockBuilder.jpeg(try coders.encode(image, format: "jpg"), exif: exif.block(), xmp: xmp), to: root + "/camera.jpg")
         try TestFiles.write(ExifBlockBuilder.png(try coders.encode(image, format: "png"), exif: exif.block(), xmp: xmp), to: root + "/camera.png")
         try TestFiles.write(try coders.encode(image, format: "png"), to: root + "/plain.png")
+        // WebP through libwebp's own muxer (webpmux -set exif/xmp), when bootstrap installed it.
+        if let webpmux = ReferenceTool.path("webpmux"), let cwebp = ReferenceTool.path("cwebp") {
+            try TestFiles.write(exif.block(), to: root + "/block.exif")
+            try TestFiles.write(Array(xmp.utf8), to: root + "/packet.xmp")
+            _ = try CommandLine.run(cwebp, ["-quiet", root + "/plain.png", "-o", root + "/plain.webp"])
+            _ = try CommandLine.run(webpmux, ["-set", "exif", root + "/block.exif", root + "/plain.webp", "-o", root + "/exif.webp"])
+            _ = try CommandLine.run(webpmux, ["-set", "xmp", root + "/packet.xmp", root + "/exif.webp", "-o", root + "/camera.webp"])
+        }
     }
 
     private func info(_ file: String, _ extra: [String] = []) throws -> [String: Any] {
@@ -45,6 +53,15 @@ import TestSupport
         #expect(try info("plain.png")["metadata"] == nil, "a file without metadata has no metadata key")
         let text = try CommandLine.run(TestPaths.imagepipeBinary, ["info", root + "/" + file, "--plugin-dir", TestPaths.pluginsDirectory])
         #expect(text.stdout.contains("Imagepipe Optics Test Camera 2") && text.stdout.contains("gps:") && !text.stdout.contains("48.85"))
+    }
+
+    @Test("WebP: the EXIF and XMP chunks webpmux wrote are read as JPEG's and PNG's are")
+    func webpChunks() throws {
+        for tool in ["webpmux", "cwebp"] { _ = try Skip.unlessTool(tool) }
+        let metadata = try #require(try info("camera.webp")["metadata"] as? [String: Any])
+        let exif = try #require(metadata["exif"] as? [String: Any])
+        #expect(exif["model"] as? String == "Test Camera 2" && exif["hasGPS"] as? Bool == true)
+        #expect((metadata["xmpBytes"] as? Int ?? 0) > 20)
     }
 
     @Test("libvips reads the same camera and date from the JPEG")

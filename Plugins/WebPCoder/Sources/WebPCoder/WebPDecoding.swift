@@ -18,6 +18,7 @@ enum WebPDecoding {
         result.bit_depth = 8
         result.has_alpha = inspection.hasAlpha ? 1 : 0
         ColorFacts(icc: inspection.iccProfile).write(into: &result, call: view.call)
+        inspection.metadata.write(into: &result, call: view.call)
         setInfoStrings(&result, format: "webp", details: inspection.details)
         ABIStruct.write(result, to: info)
     }

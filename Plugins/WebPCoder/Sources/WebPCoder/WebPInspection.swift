@@ -18,6 +18,8 @@ struct WebPInspection {
     var flags: UInt32
     /// The ICCP chunk: the colour profile the pixels are in (the host converts from it).
     var iccProfile: [UInt8]? = nil
+    /// The EXIF and "XMP " chunks, as stored (for `info`).
+    var metadata = MetadataBlocks()
 }
 
 extension WebPInspection {
@@ -54,6 +56,14 @@ extension WebPInspection {
                 }
                 WebPDemuxReleaseChunkIterator(&chunk)
             }
+            func chunk(_ fourCC: String, flag: UInt32) -> [UInt8]? {
+                guard flags & flag != 0 else { return nil }
+                var chunk = WebPChunkIterator()
+                defer { WebPDemuxReleaseChunkIterator(&chunk) }
+                guard WebPDemuxGetChunk(demux, fourCC, 1, &chunk) != 0, chunk.chunk.size > 0, let bytes = chunk.chunk.bytes else { return nil }
+                return Array(UnsafeBufferPointer(start: bytes, count: chunk.chunk.size))
+            }
+            metadata = MetadataBlocks(exif: chunk("EXIF", flag: UInt32(EXIF_FLAG.rawValue)), xmp: chunk("XMP ", flag: UInt32(XMP_FLAG.rawValue)))
         } else if isAnimated {
             // The demuxer needs every chunk; the features parser only the first ones.
             throw PluginFailure.truncated("the animated WebP is incomplete or malformed (its chunks cannot be read)")
