@@ -170,7 +170,10 @@ struct S3LoaderTests {
         let stalled = try FaultProxy(upstream: store.port, failures: 1, fault: .stall)
         defer { stalled.stop() }
         let loaders = try Self.loaders("endpoint=\(stalled.endpoint)\naccess-key-id=\(SeaweedFS.accessKey)\nsecret-access-key=\(SeaweedFS.secretKey)")
-        let load = Task { try await loaders.load(url: "s3://anything/x.bin") }
+        // Deadlines far past the test: under a full suite the cancel can come later than the loader's default 30 s
+        // first-byte deadline, which then ended the load first (a timeout, not the cancel this test is about).
+        let patient = LoadOptions(timeout: 600, firstByteTimeout: 600)
+        let load = Task { try await loaders.load(url: "s3://anything/x.bin", options: patient) }
         for _ in 0..<500 where stalled.requests < 1 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(stalled.requests == 1, "the load never reached the store")
         // Timed at the proxy, by the wall clock: the moment the loader lets go of the connection. (Timing the
