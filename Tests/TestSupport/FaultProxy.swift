@@ -45,8 +45,10 @@ public final class FaultProxy: @unchecked Sendable {
                     open(count_file, "w").write(str(seen))
                 if number <= failures:
                     if fault == "stall":
-                        # Holds the request unanswered and notes when the client gives up (its end of the connection).
-                        client.settimeout(30)
+                        # Holds the request unanswered and notes when the client gives up (its end of the connection);
+                        # for longer than any test waits, so a test starved of threads under a full suite still finds
+                        # the request held when it gets to act (the proxy ends with the test: lifeline below).
+                        client.settimeout(900)
                         try:
                             while client.recv(65536): pass
                         except OSError: pass
