@@ -20,13 +20,26 @@ public enum EncodeInput {
     /// The host's encode options (all defaults when it passed none).
     public static func options(_ pointer: UnsafePointer<ip_encode_options>?) throws -> ip_encode_options {
         guard let pointer else { return ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size),
-                                                          quality: 0, speed: 0, bit_depth: 0, flags: 0, loop_count: 0, settings: nil) }
+                                                          quality: 0, speed: 0, bit_depth: 0, flags: 0, loop_count: 0, settings: nil,
+                                        exif_size: 0, xmp_size: 0, exif: nil, xmp: nil) }
         return try ABIStruct.read(pointer, named: "ip_encode_options")
     }
 
     /// The encoder settings (ABI 1.1 `settings` lines; none from a host that predates them), parsed.
     public static func settings(_ options: ip_encode_options) throws -> LoaderConfiguration {
         try LoaderConfiguration(parsing: options.settings.map { String(cString: $0) }, component: "encoder")
+    }
+
+    /// The metadata blocks the host asks the encoder to embed (ABI 1.1 `exif`, `xmp`): nil when there are none (the
+    /// default policy, or a host that predates the fields, whose struct ends before them and reads as zero).
+    /// Copied, so the encoder may keep them past the call; a block over `MetadataBlocks.limit` is dropped.
+    public static func metadata(_ options: ip_encode_options) -> MetadataBlocks? {
+        func copy(_ pointer: UnsafePointer<UInt8>?, _ size: UInt32) -> [UInt8]? {
+            guard let pointer, size > 0, Int(size) <= MetadataBlocks.limit else { return nil }
+            return Array(UnsafeBufferPointer(start: pointer, count: Int(size)))
+        }
+        let blocks = MetadataBlocks(exif: copy(options.exif, options.exif_size), xmp: copy(options.xmp, options.xmp_size))
+        return blocks.exif == nil && blocks.xmp == nil ? nil : blocks
     }
 
     /// A borrowed RGBA8 or RGBA16 image's pixels, whether its samples are 16-bit, and that a row fits its stride.

@@ -7,6 +7,7 @@ public struct ExifBlockBuilder {
     public var model: String?
     public var captureDate: String?
     public var copyright: String?
+    public var artist: String?
     public var orientation: Int?
     /// Degrees, minutes, seconds and the reference letters.
     public var gps: (latitude: (Double, Double, Double), latRef: String, longitude: (Double, Double, Double), lonRef: String)?
@@ -51,6 +52,7 @@ public struct ExifBlockBuilder {
         if let make { ifd0.append((0x010F, .ascii(make))) }
         if let model { ifd0.append((0x0110, .ascii(model))) }
         if let orientation { ifd0.append((0x0112, .short(orientation))) }
+        if let artist { ifd0.append((0x013B, .ascii(artist))) }
         if let copyright { ifd0.append((0x8298, .ascii(copyright))) }
         ifd0.append((0x8769, .long(0)))
         if gps != nil { ifd0.append((0x8825, .long(0))) }

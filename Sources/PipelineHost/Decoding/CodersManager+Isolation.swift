@@ -52,6 +52,18 @@ extension CodersManager {
         }
     }
 
+    /// The source's Exif and XMP as `policy` keeps them, for an encoder to embed; nil when the policy keeps none,
+    /// the source has none, or its coder runs isolated (the worker protocol carries the summary, not the blocks:
+    /// the isolated coders are the vector ones, whose files hold no Exif). A probe that fails keeps nothing
+    /// rather than failing the render: the decode that follows reports a bad file.
+    /// `route`: one already made for these bytes (no second sniff).
+    public func keptMetadata(of data: [UInt8], policy: MetadataPolicy, options: DecodeOptions = DecodeOptions(),
+                             route given: CoderRoute? = nil) -> KeptMetadata? {
+        guard policy != .none, let route = given ?? (try? route(for: data, options: options)), !route.isIsolated,
+              let probed = try? data.withUnsafeBytes({ try route.coder.probeWithBlocks($0, options: options) }) else { return nil }
+        return policy.kept(exif: probed.exif, xmp: probed.xmp)
+    }
+
     /// The pool a request for `coder` goes to under `isolation` (nil = the manager's default), or nil for in process.
     func pool(for coder: PluginCoder, isolation: Isolation?) throws -> WorkerPool? {
         let isolator = self.isolator

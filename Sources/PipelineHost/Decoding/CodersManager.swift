@@ -68,16 +68,22 @@ public final class CodersManager: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+        try encode(image, format: format, options: options, metadata: nil)
+    }
+
+    /// `metadata`: the source's blocks as `options.keepMetadata` keeps them (`MetadataPolicy.kept`), nil for none.
+    public func encode(_ image: Image, format: String, options: EncodeOptions, metadata: KeptMetadata?) throws -> [UInt8] {
         guard let coder = encoder(for: format) else { throw noCoder(.noEncoder(format: format)) }
-        return try ByteBudget.encode(options) { try coder.encode([image], options: $0) }.bytes
+        return try ByteBudget.encode(options) { try coder.encode([image], options: $0, metadata: metadata) }.bytes
     }
 
     /// Encodes an animation, or pages for a multipage format (TIFF, HEIF: each frame a page); any other coder gets
     /// only the first frame.
-    public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+    public func encode(frames: [Image], format: String, options: EncodeOptions = EncodeOptions(),
+                       metadata: KeptMetadata? = nil) throws -> [UInt8] {
         guard let coder = encoder(for: format), let first = frames.first else { throw noCoder(.noEncoder(format: format)) }
         let keepsEvery = !coder.descriptor.capabilities.isDisjoint(with: [.animated, .multipage])
-        return try ByteBudget.encode(options) { try coder.encode(keepsEvery ? frames : [first], options: $0) }.bytes
+        return try ByteBudget.encode(options) { try coder.encode(keepsEvery ? frames : [first], options: $0, metadata: metadata) }.bytes
     }
 
     /// The request's input limit, checked before any coder sees the bytes (the manager's routes and a lone coder's).

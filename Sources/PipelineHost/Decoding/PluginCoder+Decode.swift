@@ -4,6 +4,11 @@ import VersionedStructs
 extension PluginCoder {
     /// Reads the source's facts without decoding pixels.
     func probe(_ data: UnsafeRawBufferPointer, options: DecodeOptions) throws -> ImageInfo {
+        try probeWithBlocks(data, options: options).info
+    }
+
+    /// The facts and the metadata blocks themselves (what `MetadataPolicy` keeps for an encoder).
+    func probeWithBlocks(_ data: UnsafeRawBufferPointer, options: DecodeOptions) throws -> (info: ImageInfo, exif: [UInt8]?, xmp: [UInt8]?) {
         guard let probe = try vtable().probe else { throw cannotDecode }
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
@@ -22,12 +27,13 @@ extension PluginCoder {
         let exif = info.exif_size > 0 ? probeContext.takeBytes(info.exif, count: Int(info.exif_size)) : nil
         let xmp = info.xmp_size > 0 ? probeContext.takeBytes(info.xmp, count: Int(info.xmp_size)) : nil
         let metadata = MetadataSummary(exif: exif, xmp: xmp)
-        return ImageInfo(
+        let facts = ImageInfo(
             format: format.isEmpty ? descriptor.format : format, width: Int(info.width), height: Int(info.height),
             frameCount: Int(info.frame_count), pageCount: max(1, Int(info.page_count)),
             loopCount: info.loop_count < 0 ? nil : Int(info.loop_count), bitDepth: Int(info.bit_depth),
             hasAlpha: info.has_alpha != 0, details: details, coderID: descriptor.id, color: color,
             metadata: metadata.isEmpty ? nil : metadata)
+        return (facts, exif, xmp)
     }
 
     /// Decodes one image (page or frame) as the plugin produces it: at the requested size only if the coder

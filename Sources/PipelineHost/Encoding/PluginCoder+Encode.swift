@@ -3,7 +3,7 @@ import VersionedStructs
 
 extension PluginCoder {
     /// Encodes still images (one, or several frames of an animation) to bytes.
-    func encode(_ frames: [Image], options: EncodeOptions, maxOutputBytes: Int = 1 << 30) throws -> [UInt8] {
+    func encode(_ frames: [Image], options: EncodeOptions, metadata: KeptMetadata? = nil, maxOutputBytes: Int = 1 << 30) throws -> [UInt8] {
         guard let encode = try vtable().encode, descriptor.capabilities.contains(.encode) else {
             throw PipelineError.noEncoder(format: descriptor.format)
         }
@@ -35,7 +35,7 @@ extension PluginCoder {
             return image
         }
         var message = MessageBuffer()
-        let status = options.withABI { abiOptions in withExtendedLifetime(frames) {
+        let status = options.withABI(metadata: metadata) { abiOptions in withExtendedLifetime(frames) {
             sink.withABI { abiSink in
                 message.withMessage { m in
                     abiFrames.withUnsafeMutableBufferPointer { images in

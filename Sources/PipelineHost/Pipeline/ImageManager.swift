@@ -165,10 +165,17 @@ public final class ImageManager: Sendable {
     // MARK: Encoding
 
     /// The request's image encoded as `format`, the encode on the encoding executor: what a service answers with.
+    /// With `options.keepMetadata`, the source's Exif and XMP as the policy keeps them are embedded: read from the
+    /// original bytes (the data cache's copy, or the file), by a probe, after the image is ready.
     public func encodedImage(for request: ImageRequest, format: String, options: EncodeOptions = EncodeOptions()) async throws -> [UInt8] {
         let image = try await image(for: request)
-        let coders = host.coders
-        return try await encoding.run { try coders.encode(image, format: format, options: options) }
+        let coders = host.coders, policy = options.keepMetadata
+        let original = policy == .none ? nil : try await data(for: request)
+        let decodeOptions = withSource(request.options, request.url)
+        return try await encoding.run {
+            let metadata = original.flatMap { coders.keptMetadata(of: $0, policy: policy, options: decodeOptions) }
+            return try coders.encode(image, format: format, options: options, metadata: metadata)
+        }
     }
 
     // MARK: Original bytes

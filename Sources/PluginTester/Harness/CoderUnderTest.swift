@@ -279,7 +279,8 @@ struct CoderUnderTest: @unchecked Sendable {
             return ip_status(IP_STATUS_OK)
         })
         var options = ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size), quality: 0, speed: 0,
-                                        bit_depth: 0, flags: 0, loop_count: 0, settings: nil)
+                                        bit_depth: 0, flags: 0, loop_count: 0, settings: nil,
+                                        exif_size: 0, xmp_size: 0, exif: nil, xmp: nil)
         let call = TestCall()
         var message = [CChar](repeating: 0, count: 1024)
         let input = GuardedMemory.input(data)
@@ -310,7 +311,8 @@ struct CoderUnderTest: @unchecked Sendable {
         let sink = Sink()
         sink.failAfter = failAfter
         var options = ip_encode_options(struct_size: UInt32(MemoryLayout<ip_encode_options>.size), quality: quality, speed: speed,
-                                        bit_depth: 0, flags: flags, loop_count: 0, settings: nil)
+                                        bit_depth: 0, flags: flags, loop_count: 0, settings: nil,
+                                        exif_size: 0, xmp_size: 0, exif: nil, xmp: nil)
         var byteSink = ip_byte_sink(struct_size: UInt32(MemoryLayout<ip_byte_sink>.size),
                                     context: Unmanaged.passUnretained(sink).toOpaque(), write: { context, data, size in
             let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()

@@ -6,6 +6,7 @@ enum EncodeArguments {
     static let lossless = Option("lossless", help: "lossless encoding where the format offers it")
     static let encoderOption = Option("encoder-option", value: "KEY=VALUE", help: "a setting of the output format's own encoder, repeatable (TIFF: compression=deflate|lzw|none); an unknown key is an error")
     static let maxBytes = Option("max-bytes", value: "SIZE", help: "the highest quality whose output fits in SIZE bytes (50K, 200000; at most 8 encodes; formats without a quality ignore it)")
+    static let keepMetadata = Option("keep-metadata", value: "none|copyright|all", help: "what the output keeps of the source's Exif and XMP: none (default), copyright (Exif Artist and Copyright), all (Orientation reset to 1)")
     static let background = Option("background", value: "COLOR", help: "what transparent pixels become in a format without alpha, JPEG (default white)")
 
     static func options(_ args: Arguments) throws -> EncodeOptions {
@@ -20,6 +21,12 @@ enum EncodeArguments {
         if let text = args.value("max-bytes") {
             guard let bytes = DecodeArguments.byteSize(text), bytes >= 64 else { throw UsageError("--max-bytes must be a size of at least 64 bytes (50K, 200000), not '\(text)'") }
             options.maxBytes = bytes
+        }
+        if let text = args.value("keep-metadata") {
+            guard let policy = MetadataPolicy(rawValue: text) else {
+                throw UsageError("--keep-metadata takes none, copyright or all, not '\(text)'")
+            }
+            options.keepMetadata = policy
         }
         for setting in args.all("encoder-option") {
             guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex, !setting.contains("\n") else {

@@ -21,6 +21,7 @@ enum RenderCommand: Command {
             .option(EncodeArguments.maxBytes),
             .option(EncodeArguments.encoderOption),
             .option(EncodeArguments.background),
+            .option(EncodeArguments.keepMetadata),
             .option(Option("lossless-jpeg", help: "store a JPEG source without loss (JPEG XL keeps its DCT coefficients and gives the original file back); an error when the output format or the file cannot")),
             .option(Option("force", help: "replace a read-only output, or the file a symbolic link at -o points to")),
         ]),
@@ -101,6 +102,8 @@ enum RenderCommand: Command {
             }
         case .notAttempted: break
         }
+        let metadata = try await keptMetadata(of: source, policy: encodeOptions.keepMetadata, options: options, loadOptions: loadOptions,
+                                              host: host, manager: manager)
         let bytes: [UInt8]
         if args.value("frame") == nil, !options.firstFrameOnly, host.coders.encoder(for: format)?.descriptor.capabilities.contains(.animated) == true {
             // An animated encoder keeps every frame and its timing; a still source gives one frame. One load and
@@ -114,16 +117,28 @@ enum RenderCommand: Command {
             var animated = encodeOptions
             // Keep the source's loop count; "not stated" plays once, as browsers do for GIFs without NETSCAPE.
             if animation.frames.count > 1 { animated.loopCount = animation.loopCount ?? 1 }
-            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: animation.frames, format: format, options: animated) }
+            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(frames: animation.frames, format: format, options: animated, metadata: metadata) }
         } else {
             let image = switch source {
             case .url(let url): try await manager.image(for: ImageRequest(url: url, options: options, loadOptions: loadOptions, transformers: transformers))
             case .bytes(let data): try host.coders.decode(data: data, options: options, transformers: transformers)
             }
             // The worker is done: it is killed and reaped on another core while this one encodes.
-            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions) }
+            bytes = try await IsolationSetup.endingWorkers { try host.coders.encode(image, format: format, options: encodeOptions, metadata: metadata) }
         }
         return bytes
+    }
+
+    /// The source's Exif and XMP as `--keep-metadata` keeps them; nil (no read at all) by default. A URL's bytes come
+    /// from the manager (its data cache, or one more read of a local file).
+    private static func keptMetadata(of source: RenderSource, policy: MetadataPolicy, options: DecodeOptions, loadOptions: LoadOptions,
+                                     host: PluginHost, manager: ImageManager) async throws -> KeptMetadata? {
+        guard policy != .none else { return nil }
+        let bytes = switch source {
+        case .url(let url): try await manager.data(for: ImageRequest(url: url, options: options, loadOptions: loadOptions))
+        case .bytes(let data): data
+        }
+        return host.coders.keptMetadata(of: bytes, policy: policy, options: options)
     }
 
     /// The source converted to `format` without pixels (`CodersManager.transcode`), when that can apply: with
@@ -146,6 +161,14 @@ enum RenderCommand: Command {
         let data = switch source {
         case .bytes(let data): data
         case .url(let url): try await manager.originalData(for: ImageRequest(url: url, options: options, loadOptions: loadOptions)).bytes
+        }
+        // A transcode keeps the file whole, its Exif and XMP included as stored, Orientation too (they are part of what
+        // reconstructs the JPEG bit for bit): asked for, that is what --lossless-jpeg means; unasked, a photo with
+        // metadata is re-encoded instead, so that the policy (none by default, Orientation 1 for `all`) holds. A
+        // JPEG XL given back as the JPEG it stores is that JPEG, as its maker kept it.
+        let restoresOriginal = host.coders.coder(forData: data)?.descriptor.format == "jxl"
+        if !asked, !restoresOriginal, host.coders.keptMetadata(of: data, policy: .all, options: options) != nil {
+            return .declined(loaded: data)
         }
         switch try host.coders.transcode(data: data, to: format, options: encodeOptions, limits: options.limits) {
         case .converted(let bytes): return .converted(bytes)

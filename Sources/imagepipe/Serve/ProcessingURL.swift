@@ -8,6 +8,7 @@ import PipelineHost
 ///   pg:N  page   fr:N  frame   tint:RRGGBB  tmpl  template   up  upscale   q:N  quality   bg:RRGGBB  background
 ///   t:THRESHOLD[:COLOR[:EQ_H[:EQ_V]]]  trim a uniform border first
 ///   mb:BYTES  the highest quality whose output fits   f:FORMAT  output format   fq:FORMAT:Q[:FORMAT:Q...]  quality per format   dpr:N  size × N   pd:T[:R[:B[:L]]]  padding   ex:1[:GRAVITY]  extend to the size   bl:SIGMA  blur   sh  sharpen   rot:90|180|270   fl:h|v|both   gray   r:RADIUS   circle
+///   kmd:none|copyright|all  metadata kept (also imgproxy's sm:0 and kcr:1)
 ///   flat  flatten onto bg   pr:NAME[:NAME...]  presets (`Presets`)   wm:OPACITY[:POSITION[:X[:Y[:SCALE]]]]  the
 ///   service's watermark (positions as gravities, re: repeated; X, Y offsets; SCALE relative to the result)
 ///
@@ -27,6 +28,9 @@ struct ProcessingURL {
     /// `mb:BYTES`: the highest quality whose output fits (`ByteBudget`).
     var maxBytes: Int?
     var background: RGBAColor?
+    /// `kmd:none|copyright|all`, or imgproxy's `sm:0` (strip_metadata off: all) and `kcr:1` (keep_copyright while
+    /// stripping); nil = the service's `--keep-metadata` (none unless set).
+    var keepMetadata: MetadataPolicy?
     /// The options as given, in order: part of the output's cache key with the source and format.
     var canonicalOptions: [String] = []
 
@@ -55,6 +59,7 @@ struct ProcessingURL {
         var extendGravity: Gravity?
         var drawnWatermark: ImageTransformers.Watermark?
         var cropPlacement: (gravity: Gravity, focus: CropFocus?)?
+        var stripMetadata: Bool?, keepCopyright: Bool?
         // Options until "plain" or the last segment (the encoded source).
         var sourceText: String?
         var plain = false
@@ -81,6 +86,15 @@ struct ProcessingURL {
                     throw Failure(status: 400, message: "option '\(segment)': argument \(index + 1) must be a number in \(range.lowerBound)...\(range.upperBound)")
                 }
                 return value
+            }
+            /// imgproxy's booleans: 1, t, true or 0, f, false; absent or empty is false.
+            func flag(_ index: Int) throws -> Bool {
+                guard index < args.count, !args[index].isEmpty else { return false }
+                switch args[index].lowercased() {
+                case "1", "t", "true": return true
+                case "0", "f", "false": return false
+                default: throw Failure(status: 400, message: "option '\(segment)': argument \(index + 1) must be 1 or 0")
+                }
             }
             func colour(_ index: Int) throws -> RGBAColor {
                 guard index < args.count, let value = RGBAColor(parsing: args[index].hasPrefix("#") ? args[index] : "#" + args[index])
@@ -180,16 +194,15 @@ struct ProcessingURL {
                 let scale = args.count > 4 && !args[4].isEmpty ? try number(4, 0...1) : 0
                 drawnWatermark = opacity == 0 ? nil : ImageTransformers.Watermark(watermark, opacity: opacity, placement: placement,
                                                                                     offsetX: x, offsetY: y, scale: scale)
+            case "kmd", "keep_metadata":
+                guard args.count == 1, let policy = MetadataPolicy(rawValue: args[0]) else {
+                    throw Failure(status: 400, message: "option '\(segment)': expected kmd:none, kmd:copyright or kmd:all")
+                }
+                keepMetadata = policy
+            case "sm", "strip_metadata": stripMetadata = try flag(0)
+            case "kcr", "keep_copyright": keepCopyright = try flag(0)
             case "t", "trim":
                 // imgproxy's trim:THRESHOLD[:COLOR[:EQUAL_HOR[:EQUAL_VER]]]; no colour: the top-left pixel's.
-                func flag(_ index: Int) throws -> Bool {
-                    guard index < args.count, !args[index].isEmpty else { return false }
-                    switch args[index].lowercased() {
-                    case "1", "t", "true": return true
-                    case "0", "f", "false": return false
-                    default: throw Failure(status: 400, message: "option '\(segment)': argument \(index + 1) must be 1 or 0")
-                    }
-                }
                 let threshold = try number(0, 0...255)
                 let colour = args.count > 1 && !args[1].isEmpty ? try colour(1) : nil
                 options.trim = TrimOptions(threshold: threshold, background: colour, equalHorizontal: try flag(2), equalVertical: try flag(3))
@@ -218,6 +231,9 @@ struct ProcessingURL {
             }
         }
         guard let encoded = sourceText, !encoded.isEmpty else { throw Failure(status: 400, message: "the source is missing") }
+        if keepMetadata == nil, stripMetadata != nil || keepCopyright != nil {
+            keepMetadata = stripMetadata == false ? .all : keepCopyright == true ? .copyright : MetadataPolicy.none
+        }
         if options.template && options.tint == nil { throw Failure(status: 400, message: "tmpl needs tint:COLOR") }
         // dpr:N asks for N device pixels per CSS pixel: the size (not a crop box) scales, within --max-size.
         if dpr != 1, let given = size {

@@ -109,6 +109,7 @@ enum ServeCommand: Command {
                     'default' applies to every request, before its own options
                     """)),
             .option(Option("presets", value: "FILE", help: "presets from a file, one NAME=OPTIONS per line (# comments)")),
+            .option(Option("keep-metadata", value: "none|copyright|all", help: "what outputs keep of their sources' Exif and XMP when a URL's kmd: does not say (default none)")),
             .option(Option("format-quality", value: "FMT=Q,...", help: "default quality per output format (avif=50,webp=75,jpeg=80); q: and fq: in a URL win")),
             .option(Option("watermark", value: "FILE", help: """
                     the image wm: draws (PNG, WebP ... or SVG, rendered at the size each result needs);
@@ -166,6 +167,10 @@ enum ServeCommand: Command {
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max))!
         settings.accessLog = args.value("access-log")! != "off"
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
+        if let text = args.value("keep-metadata") {
+            guard let policy = MetadataPolicy(rawValue: text) else { throw UsageError("--keep-metadata takes none, copyright or all, not '\(text)'") }
+            settings.keepMetadata = policy
+        }
         for pair in (args.value("format-quality") ?? "").split(separator: ",") {
             let parts = pair.split(separator: "=").map(String.init)
             guard parts.count == 2, let quality = Int(parts[1]), (1...100).contains(quality), !parts[0].isEmpty else {

@@ -26,6 +26,8 @@ final class ServeHandler: Sendable {
         var watermark: WatermarkImage?
         /// `--format-quality avif=50,webp=75`: per output format, when a URL gives no q: (nor fq: for it).
         var formatQualities: [String: Int] = [:]
+        /// `--keep-metadata`: what outputs keep of their sources' Exif and XMP when a URL's kmd: (sm:, kcr:) does not say.
+        var keepMetadata = MetadataPolicy.none
         /// The versions of http(s) sources (`--source-ttl`, `--failed-ttl`): see `RemoteSourceVersions`.
         var versions = RemoteSourceVersions(maxLifetime: 600, failureLifetime: 10)
 
@@ -128,11 +130,14 @@ final class ServeHandler: Sendable {
         var encode = EncodeOptions(quality: quality)
         encode.background = parsed.background
         encode.maxBytes = parsed.maxBytes
+        let keepMetadata = parsed.keepMetadata ?? settings.keepMetadata
+        encode.keepMetadata = keepMetadata
         // The key holds the source's version, so it is computed once that version is fresh (after a revalidation).
         let outputKey: @Sendable () -> String = { [settings] in
             ImageCacheKey(imageRequest, filter: settings.sourceVersion).imageKey
                 + "|out=\(format.name)|q=\(quality ?? 0)|bg=\(parsed.background.map { "\($0)" } ?? "-")"
                 + (parsed.maxBytes.map { "|mb=\($0)" } ?? "")
+                + (keepMetadata == .none ? "" : "|kmd=\(keepMetadata.rawValue)")
         }
         let needsRevalidation = Settings.isRemote(source) && !settings.versions.isFresh(source)
 

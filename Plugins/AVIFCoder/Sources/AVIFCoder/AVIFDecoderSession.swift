@@ -65,7 +65,7 @@ final class AVIFDecoderSession {
         let threads = options.threads > 0 ? Int(options.threads) : sysconf(Int32(_SC_NPROCESSORS_ONLN))
         decoder.pointee.maxThreads = Int32(clamping: max(1, threads))
         decoder.pointee.strictFlags = strictFlags
-        decoder.pointee.ignoreXMP = AVIF_TRUE  // never used: the ABI has no metadata output
+        decoder.pointee.ignoreXMP = AVIF_TRUE  // only a probe reports it (AVIFDecoding.probe turns it back on)
         let limits = options.limits
         // libavif's own defaults (16384 x 16384 pixels, 32768 per side) are upper bounds: tighten, never widen.
         if limits.max_pixels > 0 {

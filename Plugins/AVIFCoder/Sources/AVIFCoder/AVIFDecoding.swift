@@ -11,6 +11,8 @@ enum AVIFDecoding {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
         let session = try AVIFDecoderSession(data: view.data, options: view.options)
+        // A probe reads the XMP item too (a decode has no use for it); Exif is read by every one-shot session.
+        session.decoder.pointee.ignoreXMP = AVIF_FALSE
         try session.parse()
         let image = session.image.pointee
         let geometry = AVIFGeometry(image, applyOrientation: !view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION)))
@@ -25,6 +27,11 @@ enum AVIFDecoding {
         info.bit_depth = image.depth
         info.has_alpha = session.alphaPresent ? 1 : 0
         AVIFColor.facts(image).write(into: &info, call: view.call)
+        func bytes(_ data: avifRWData) -> [UInt8]? {
+            guard let base = data.data, data.size > 0, data.size <= MetadataBlocks.limit else { return nil }
+            return Array(UnsafeBufferPointer(start: base, count: data.size))
+        }
+        MetadataBlocks(exif: bytes(image.exif), xmp: bytes(image.xmp)).write(into: &info, call: view.call)
         setInfoStrings(&info, format: "avif", details: details(session, geometry))
         ABIStruct.write(info, to: target)
     }

@@ -36,10 +36,17 @@ enum AVIFEncoding {
         encoder.pointee.maxQuantizerAlpha = settings.quantizer
         encoder.pointee.timescale = timescale
 
+        // The metadata the host asked to embed goes on the first image: libavif writes it from there as Exif and
+        // mime (XMP) items of the file. Its Orientation is already 1, so libavif derives no irot/imir from it.
+        let metadata = EncodeInput.metadata(try EncodeInput.options(options))
         for (index, frame) in images.enumerated() {
             try Host.checkCancellation(call)
             let image = try yuvImage(frame, settings: settings, writeAlpha: writeAlpha)
             defer { avifImageDestroy(image) }
+            if index == 0, let metadata {
+                metadata.exif?.withUnsafeBufferPointer { avifImageSetMetadataExif(image, $0.baseAddress, $0.count) }
+                metadata.xmp?.withUnsafeBufferPointer { avifImageSetMetadataXMP(image, $0.baseAddress, $0.count) }
+            }
             let single = images.count == 1
             let duration = frame.duration_ms > 0 ? UInt64(frame.duration_ms) : defaultFrameMilliseconds
             let result = avifEncoderAddImage(

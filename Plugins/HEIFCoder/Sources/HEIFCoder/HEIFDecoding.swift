@@ -25,6 +25,7 @@ enum HEIFDecoding {
         result.bit_depth = UInt32(clamping: max(image.lumaBits, 1))
         result.has_alpha = image.hasAlpha ? 1 : 0
         HEIFColor.facts(image.raw).write(into: &result, call: view.call)
+        image.metadata.write(into: &result, call: view.call)
         // A thumbnail libheif cannot open is left out, as decode() would leave it unused.
         let thumbnails = (try? image.thumbnails()) ?? []
         var details = [

@@ -60,10 +60,31 @@ enum HEIFEncoding {
                 try HEIFFailure.check(heif_image_set_nclx_color_profile(image, profile), "setting the colour profile")
             }
             encoding.pointee.save_alpha_channel = frame.alpha_mode == IP_ALPHA_NONE ? 0 : 1
-            try HEIFFailure.check(heif_context_encode_image(context, image, encoder, encoding, nil), "encoding frame \(index)")
+            var handle: OpaquePointer?
+            try HEIFFailure.check(heif_context_encode_image(context, image, encoder, encoding, &handle), "encoding frame \(index)")
+            if let handle {
+                defer { heif_image_handle_release(handle) }
+                if index == 0 { try addMetadata(options, to: handle, in: context) }
+            }
         }
         try Host.checkCancellation(call)
         try write(context, to: sink)
+    }
+
+    /// The Exif and XMP the host asked to embed, as metadata items of the primary image (libheif writes Exif's
+    /// four-byte offset word before the block itself).
+    private static func addMetadata(_ options: UnsafePointer<ip_encode_options>?, to handle: OpaquePointer, in context: OpaquePointer) throws {
+        guard let options, let metadata = EncodeInput.metadata(try EncodeInput.options(options)) else { return }
+        if let exif = metadata.exif {
+            try exif.withUnsafeBytes {
+                try HEIFFailure.check(heif_context_add_exif_metadata(context, handle, $0.baseAddress, Int32($0.count)), "adding the Exif block")
+            }
+        }
+        if let xmp = metadata.xmp {
+            try xmp.withUnsafeBytes {
+                try HEIFFailure.check(heif_context_add_XMP_metadata(context, handle, $0.baseAddress, Int32($0.count)), "adding the XMP packet")
+            }
+        }
     }
 
     struct Settings {

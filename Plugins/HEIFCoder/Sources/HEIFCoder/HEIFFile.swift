@@ -175,14 +175,34 @@ final class HEIFHandle {
     }
 
     /// Metadata blocks: Exif by item type, XMP as a `mime` item of type application/rdf+xml.
-    var exifCount: Int { Int(heif_image_handle_get_number_of_metadata_blocks(raw, "Exif")) }
-    var xmpCount: Int {
-        let count = Int(heif_image_handle_get_number_of_metadata_blocks(raw, "mime"))
-        guard count > 0 else { return 0 }
-        var ids = [heif_item_id](repeating: 0, count: count)
-        let filled = Int(heif_image_handle_get_list_of_metadata_block_IDs(raw, "mime", &ids, Int32(count)))
-        return ids.prefix(max(0, min(filled, count))).filter { id in
+    var exifCount: Int { metadataIDs("Exif").count }
+    var xmpCount: Int { xmpIDs.count }
+
+    private var xmpIDs: [heif_item_id] {
+        metadataIDs("mime").filter { id in
             heif_image_handle_get_metadata_content_type(raw, id).map { String(cString: $0) } == "application/rdf+xml"
-        }.count
+        }
+    }
+
+    private func metadataIDs(_ type: String) -> [heif_item_id] {
+        let count = Int(heif_image_handle_get_number_of_metadata_blocks(raw, type))
+        guard count > 0, count <= 1024 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let filled = Int(heif_image_handle_get_list_of_metadata_block_IDs(raw, type, &ids, Int32(count)))
+        return Array(ids.prefix(max(0, min(filled, count))))
+    }
+
+    /// The first Exif block (with its offset word, which `MetadataBlocks` drops) and XMP packet, for `info`; a
+    /// block libheif cannot read, or larger than `MetadataBlocks.limit`, is left out.
+    var metadata: MetadataBlocks {
+        func read(_ id: heif_item_id?) -> [UInt8]? {
+            guard let id else { return nil }
+            let size = heif_image_handle_get_metadata_size(raw, id)
+            guard size > 0, size <= MetadataBlocks.limit else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            let error = bytes.withUnsafeMutableBytes { heif_image_handle_get_metadata(raw, id, $0.baseAddress) }
+            return error.code == heif_error_Ok ? bytes : nil
+        }
+        return MetadataBlocks(exif: read(metadataIDs("Exif").first), xmp: read(xmpIDs.first))
     }
 }

@@ -84,6 +84,23 @@ static void convert_row(const jpegc_encode_params *params, const uint8_t *source
     }
 }
 
+/* APP1 segments right after JFIF's APP0, where readers (libjpeg's, Exif's, XMP's) look: one jpeg_write_m_header
+ * and its bytes each, so the signature and the block need no joined copy. Sizes were checked by the caller. */
+static void write_metadata(j_compress_ptr cinfo, const jpegc_encode_params *params) {
+    static const char exif_signature[6] = {'E', 'x', 'i', 'f', 0, 0};
+    static const char xmp_signature[] = "http://ns.adobe.com/xap/1.0/"; /* 28 characters and the NUL: 29 */
+    if (params->exif != NULL && params->exif_size > 0) {
+        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, sizeof exif_signature + params->exif_size);
+        for (size_t i = 0; i < sizeof exif_signature; i++) jpeg_write_m_byte(cinfo, exif_signature[i]);
+        for (uint32_t i = 0; i < params->exif_size; i++) jpeg_write_m_byte(cinfo, params->exif[i]);
+    }
+    if (params->xmp != NULL && params->xmp_size > 0) {
+        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, sizeof xmp_signature + params->xmp_size);
+        for (size_t i = 0; i < sizeof xmp_signature; i++) jpeg_write_m_byte(cinfo, xmp_signature[i]);
+        for (uint32_t i = 0; i < params->xmp_size; i++) jpeg_write_m_byte(cinfo, params->xmp[i]);
+    }
+}
+
 ip_status jpegc_encode(const jpegc_encode_params *params, ip_message message) {
     if (params == NULL || params->pixels == NULL || params->sink == NULL || params->sink->write == NULL) {
         jpegc_message(message, "jpegc_encode: missing pixels or sink");
@@ -93,6 +110,12 @@ ip_status jpegc_encode(const jpegc_encode_params *params, ip_message message) {
         params->height > JPEG_MAX_DIMENSION) {
         jpegc_message(message, "JPEG cannot hold a %ux%u image (1..%ld pixels a side)", params->width, params->height,
                       (long)JPEG_MAX_DIMENSION);
+        return IP_STATUS_INVALID_DATA;
+    }
+    if ((params->exif != NULL && params->exif_size > JPEGC_MAX_EXIF_BYTES) ||
+        (params->xmp != NULL && params->xmp_size > JPEGC_MAX_XMP_BYTES)) {
+        jpegc_message(message, "an Exif block of %u or XMP packet of %u bytes does not fit one APP1 segment",
+                      params->exif_size, params->xmp_size);
         return IP_STATUS_INVALID_DATA;
     }
     if (params->stride < (size_t)params->width * (params->input16 ? 8u : 4u)) {
@@ -136,6 +159,7 @@ ip_status jpegc_encode(const jpegc_encode_params *params, ip_message message) {
     if (params->progressive) jpeg_simple_progression(cinfo);
     JSAMPARRAY row = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, params->width * 3, 1);
     jpeg_start_compress(cinfo, TRUE);
+    write_metadata(cinfo, params);
     if (params->icc_profile != NULL && params->icc_size > 0) {
         jpeg_write_icc_profile(cinfo, params->icc_profile, params->icc_size);
     }

@@ -22,7 +22,13 @@ enum JPEGEncoding {
         let settings = try EncodeSettings(options)
         let (pixels, input16) = try EncodeInput.rgbaLayout(image, encoder: "JPEG")
         let profile = ColorFacts(encoding: image).icc ?? []
+        // A block that does not fit one APP1 segment is left out (Extended XMP, which splits a packet, is not written).
+        let metadata = EncodeInput.metadata(try EncodeInput.options(options))
+        let exif = metadata?.exif.flatMap { $0.count <= Int(JPEGC_MAX_EXIF_BYTES) ? $0 : nil } ?? []
+        let xmp = metadata?.xmp.flatMap { $0.count <= Int(JPEGC_MAX_XMP_BYTES) ? $0 : nil } ?? []
         try profile.withUnsafeBufferPointer { icc in
+        try exif.withUnsafeBufferPointer { exifBytes in
+        try xmp.withUnsafeBufferPointer { xmpBytes in
         var parameters = jpegc_encode_params(
             pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
             input16: input16 ? 1 : 0,
@@ -32,10 +38,14 @@ enum JPEGEncoding {
             full_chroma: settings.quality >= fullChromaQuality ? 1 : 0,
             optimize_coding: settings.speed >= 8 ? 0 : 1,
             icc_profile: icc.isEmpty ? nil : icc.baseAddress, icc_size: UInt32(icc.count),
+            exif: exifBytes.isEmpty ? nil : exifBytes.baseAddress, exif_size: UInt32(exifBytes.count),
+            xmp: xmpBytes.isEmpty ? nil : xmpBytes.baseAddress, xmp_size: UInt32(xmpBytes.count),
             sink: sink,
             cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
         try codecCall { message in jpegc_encode(&parameters, message) }
+        }
+        }
         }
     }
 }

@@ -1,3 +1,5 @@
+import PluginKit
+
 /// The codestream inside an ISO BMFF JPEG XL container, for the one thing libjxl 0.7 cannot read itself: a `jxlc`
 /// box whose size is given as a 64-bit "largesize" (size field 1), which ISO/IEC 18181-2 allows and libjxl 0.7
 /// reports as truncated. Other containers are given to libjxl whole (it reads their boxes, Exif and jbrd included).
@@ -46,6 +48,21 @@ enum JXLContainer {
             guard box.type == "brob", box.payload.count >= 4 else { return box.type }
             return "brob:" + String(decoding: data[box.payload.lowerBound..<(box.payload.lowerBound + 4)], as: UTF8.self)
         }
+    }
+
+    /// The first `Exif` box (its four-byte TIFF-header offset is dropped by `MetadataBlocks`) and the first `xml `
+    /// box of a container, for `info`; Brotli-compressed (`brob`) ones through libjxl (`JXLMetadataBoxes`).
+    static func metadata(_ data: UnsafeBufferPointer<UInt8>) -> MetadataBlocks {
+        guard let (boxes, _) = boxes(data) else { return MetadataBlocks() }
+        func payload(_ type: String) -> [UInt8]? {
+            boxes.prefix(256).first { $0.type == type && $0.payload.count <= MetadataBlocks.limit }.map { Array(data[$0.payload]) }
+        }
+        let plain = MetadataBlocks(exif: payload("Exif"), xmp: payload("xml "))
+        // Brotli-compressed boxes are expanded by libjxl when a block is not found plain.
+        let compressed = boxes.prefix(256).contains { $0.type == "brob" }
+        guard compressed, plain.exif == nil || plain.xmp == nil else { return plain }
+        let expanded = JXLMetadataBoxes.read(data)
+        return MetadataBlocks(exif: plain.exif ?? expanded.exif, xmp: plain.xmp ?? expanded.xmp)
     }
 
     /// What a person reading `info` wants to know of the boxes: metadata and JPEG reconstruction data.

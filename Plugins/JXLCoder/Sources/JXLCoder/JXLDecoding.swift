@@ -23,6 +23,7 @@ enum JXLDecoding {
         result.bit_depth = UInt32(decoder.info.bits_per_sample)
         result.has_alpha = decoder.hasAlpha ? 1 : 0
         decoder.color.write(into: &result, call: view.call)
+        JXLContainer.metadata(view.data).write(into: &result, call: view.call)
         let boxes = JXLContainer.boxSummary(JXLContainer.boxTypes(view.data))
         setInfoStrings(&result, format: "jxl", details: ([decoder.details(container: isContainer(view.data))] + boxes).joined(separator: ", "))
         ABIStruct.write(result, to: info)

@@ -67,6 +67,17 @@ enum JXLEncoding {
             JxlColorEncodingSetToSRGB(&srgb, 0)
             try check(JxlEncoderSetColorEncoding(encoder, &srgb), "the sRGB colour encoding")
         }
+        // The metadata the host asked to embed, as the container's Exif box (a four-byte offset to the TIFF header,
+        // 0, then the block) and "xml " box, written before the codestream where readers look first.
+        if let metadata = EncodeInput.metadata(settings) {
+            try check(JxlEncoderUseContainer(encoder, 1), "the container")
+            try check(JxlEncoderUseBoxes(encoder), "metadata boxes")
+            if let exif = metadata.exif {
+                let box = [0, 0, 0, 0] + exif
+                try check(JxlEncoderAddBox(encoder, "Exif", box, box.count, 0), "the Exif box")
+            }
+            if let xmp = metadata.xmp { try check(JxlEncoderAddBox(encoder, "xml ", xmp, xmp.count, 0), "the XMP box") }
+        }
         guard let frameSettings = JxlEncoderFrameSettingsCreate(encoder, nil) else {
             throw PluginFailure(IP_STATUS_NO_MEMORY, "libjxl could not create frame settings")
         }

@@ -100,6 +100,13 @@ ip_status pngc_encode_libpng(const pngc_encode_params *params, ip_message messag
                      params->icc_size);
     }
     png_write_info(writer->png, writer->info);
+    /* Written as they come (after IHDR and iCCP, before IDAT): the same bytes the fast writer writes. */
+    if (params->exif != NULL && params->exif_size > 0) {
+        png_write_chunk(writer->png, (png_const_bytep) "eXIf", params->exif, params->exif_size);
+    }
+    if (params->itxt != NULL && params->itxt_size > 0) {
+        png_write_chunk(writer->png, (png_const_bytep) "iTXt", params->itxt, params->itxt_size);
+    }
     int passes = png_set_interlace_handling(writer->png);
     /* Interlaced output: libpng picks each pass's pixels out of full rows, so every pass sees every row. */
     for (int pass = 0; pass < passes; pass++) {

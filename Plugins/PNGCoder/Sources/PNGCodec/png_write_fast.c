@@ -99,7 +99,8 @@ static ip_status write_iccp(const pngc_encode_params *p) {
     return status;
 }
 
-/* Signature and IHDR (section 11.2.2): compression method 0, filter method 0, no interlace; iCCP when given. */
+/* Signature and IHDR (section 11.2.2): compression method 0, filter method 0, no interlace; iCCP, eXIf and iTXt when
+ * given (all before IDAT, as the third edition asks of eXIf). */
 static ip_status write_header(const pngc_encode_params *p) {
     ip_status status = p->sink->write(p->sink->context, png_signature, sizeof png_signature);
     if (status != IP_STATUS_OK) return status;
@@ -112,8 +113,10 @@ static ip_status write_header(const pngc_encode_params *p) {
     ihdr[11] = 0;
     ihdr[12] = 0;
     status = write_chunk(p->sink, "IHDR", ihdr, sizeof ihdr);
-    if (status != IP_STATUS_OK || p->icc_profile == NULL || p->icc_size == 0) return status;
-    return write_iccp(p);
+    if (status == IP_STATUS_OK && p->icc_profile != NULL && p->icc_size > 0) status = write_iccp(p);
+    if (status == IP_STATUS_OK && p->exif != NULL && p->exif_size > 0) status = write_chunk(p->sink, "eXIf", p->exif, p->exif_size);
+    if (status == IP_STATUS_OK && p->itxt != NULL && p->itxt_size > 0) status = write_chunk(p->sink, "iTXt", p->itxt, p->itxt_size);
+    return status;
 }
 
 /* Allocates the buffers of w; returns 0 with a message when memory runs out (or the sizes overflow). */

@@ -27,7 +27,13 @@ enum PNGEncoding {
         }
         try EncodeInput.checkRowFitsStride(image, sixteenBit: input16)
         let profile = ColorFacts(encoding: image).icc ?? []
+        let metadata = EncodeInput.metadata(try EncodeInput.options(options))
+        let exif = metadata?.exif ?? []
+        // iTXt as XMP's specification stores a packet in PNG: keyword XML:com.adobe.xmp, uncompressed, no language.
+        let itxt = metadata?.xmp.map { Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + $0 } ?? []
         try profile.withUnsafeBufferPointer { icc in
+        try exif.withUnsafeBufferPointer { exifBytes in
+        try itxt.withUnsafeBufferPointer { itxtBytes in
         var parameters = pngc_encode_params(
             pixels: UnsafePointer(pixels), width: image.width, height: image.height, stride: Int(image.stride),
             input16: input16 ? 1 : 0,
@@ -39,10 +45,14 @@ enum PNGEncoding {
             interlace: settings.progressive ? 1 : 0,
             speed: Int32(settings.speed),
             icc_profile: icc.isEmpty ? nil : icc.baseAddress, icc_size: UInt32(icc.count),
+            exif: exifBytes.isEmpty ? nil : exifBytes.baseAddress, exif_size: UInt32(exifBytes.count),
+            itxt: itxtBytes.isEmpty ? nil : itxtBytes.baseAddress, itxt_size: UInt32(itxtBytes.count),
             sink: sink,
             cancelled: CodecCall.cancellationCallback,
             cancel_context: call.map { UnsafeMutableRawPointer($0) })
         try codecCall { message in pngc_encode(&parameters, message) }
+        }
+        }
         }
     }
 }

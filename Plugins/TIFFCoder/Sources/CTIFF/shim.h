@@ -199,6 +199,11 @@ static inline int ip_tiff_u16(TIFF *tiff, uint32_t tag, uint16_t *value) { retur
 static inline int ip_tiff_u32(TIFF *tiff, uint32_t tag, uint32_t *value) { return TIFFGetField(tiff, tag, value); }
 static inline int ip_tiff_u16_defaulted(TIFF *tiff, uint32_t tag, uint16_t *value) { return TIFFGetFieldDefaulted(tiff, tag, value); }
 static inline int ip_tiff_icc(TIFF *tiff, uint32_t *size, const void **data) { return TIFFGetField(tiff, TIFFTAG_ICCPROFILE, size, data); }
+/* ASCII tags (Make, Artist ...) and the XMP packet (tag 700), read and written for the metadata policy. */
+static inline int ip_tiff_text(TIFF *tiff, uint32_t tag, const char **value) { return TIFFGetField(tiff, tag, value); }
+static inline int ip_tiff_set_text(TIFF *tiff, uint32_t tag, const char *value) { return TIFFSetField(tiff, tag, value); }
+static inline int ip_tiff_xmp(TIFF *tiff, uint32_t *size, const void **data) { return TIFFGetField(tiff, TIFFTAG_XMLPACKET, size, data); }
+static inline int ip_tiff_set_xmp(TIFF *tiff, uint32_t size, const void *data) { return TIFFSetField(tiff, TIFFTAG_XMLPACKET, size, data); }
 static inline int ip_tiff_subifds(TIFF *tiff, uint16_t *count, uint64_t **offsets) {
     return TIFFGetField(tiff, TIFFTAG_SUBIFD, count, offsets);
 }

@@ -31,6 +31,7 @@ enum TIFFDecoding {
         result.bit_depth = UInt32(file.u16(Int32(TIFFTAG_BITSPERSAMPLE)) ?? 1)
         result.has_alpha = file.hasAlpha ? 1 : 0
         colorFacts(file).write(into: &result, call: view.call)
+        TIFFMetadata.blocks(file).write(into: &result, call: view.call)
         var details = file.details
         if file.photometric == Int(PHOTOMETRIC_SEPARATED) {
             details += TIFFCMYK(file) != nil ? "; CMYK through its ICC profile" : "; CMYK converted naively (no CMYK profile)"

@@ -92,6 +92,8 @@ enum TIFFEncoding {
         if let icc = ColorFacts(encoding: frame).icc {
             try icc.withUnsafeBytes { bytes in try set(ip_tiff_set_icc(tiff, UInt32(bytes.count), bytes.baseAddress), "the ICC profile") }
         }
+        // The metadata the host asked to embed, on the first page (the file's).
+        if index == 0, let metadata = EncodeInput.metadata(settings) { try TIFFMetadata.write(metadata, into: tiff) }
         if count > 1 {
             try set(ip_tiff_set_u32(tiff, UInt32(TIFFTAG_SUBFILETYPE), UInt32(FILETYPE_PAGE)), "the page type")
             try set(ip_tiff_set_page_number(tiff, UInt16(index), UInt16(count)), "the page number")

@@ -30,14 +30,14 @@ enum WebPEncoding {
         }
         var config = try settings.config()
         let output = WebPOutput(sink: sink, call: call)
-        let icc = ColorFacts(encoding: frames[0]).icc
+        let chunks = WebPChunks.list(icc: ColorFacts(encoding: frames[0]).icc, metadata: EncodeInput.metadata(try EncodeInput.options(options)))
         try withExtendedLifetime(output) {
-            if count == 1, let icc {
-                try encodeStillWithProfile(frames[0], icc: icc, config: &config, output: output)
+            if count == 1, !chunks.isEmpty {
+                try encodeStillWithChunks(frames[0], chunks: chunks, config: &config, output: output)
             } else if count == 1 {
                 try encodeStill(frames[0], config: &config, output: output)
             } else {
-                try encodeAnimation(frames, count: Int(count), config: &config, loopCount: settings.loopCount, icc: icc, output: output)
+                try encodeAnimation(frames, count: Int(count), config: &config, loopCount: settings.loopCount, chunks: chunks, output: output)
             }
         }
     }
@@ -55,9 +55,9 @@ enum WebPEncoding {
         }
     }
 
-    /// A still image with an ICCP chunk: encoded into memory, then given the chunk by libwebpmux (the direct path
-    /// streams VP8/VP8L bytes to the sink and has no room for a VP8X header before them).
-    private static func encodeStillWithProfile(_ image: ip_image, icc: [UInt8], config: inout WebPConfig,
+    /// A still image with ICCP, EXIF or XMP chunks: encoded into memory, then given the chunks by libwebpmux (the
+    /// direct path streams VP8/VP8L bytes to the sink and has no room for a VP8X header before them).
+    private static func encodeStillWithChunks(_ image: ip_image, chunks: [(fourCC: String, bytes: [UInt8])], config: inout WebPConfig,
                                                output: WebPOutput) throws {
         var picture = try makePicture(image, lossless: config.lossless != 0)
         defer { WebPPictureFree(&picture) }
@@ -75,11 +75,11 @@ enum WebPEncoding {
             }
         }
         var encoded = WebPData(bytes: memory.mem, size: memory.size)
-        try WebPProfileChunk.write(&encoded, icc: icc, output: output)
+        try WebPChunks.write(&encoded, chunks: chunks, output: output)
     }
 
     private static func encodeAnimation(_ frames: [ip_image], count: Int, config: inout WebPConfig,
-                                        loopCount: UInt32, icc: [UInt8]?, output: WebPOutput) throws {
+                                        loopCount: UInt32, chunks: [(fourCC: String, bytes: [UInt8])], output: WebPOutput) throws {
         var options = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&options) != 0 else { throw PluginFailure.internalError("libwebpmux version mismatch") }
         options.anim_params.loop_count = Int32(min(loopCount, 65535))
@@ -109,8 +109,8 @@ enum WebPEncoding {
             throw PluginFailure.internalError("libwebpmux could not assemble the animation: \(animationError(encoder))")
         }
         defer { WebPDataClear(&data) }
-        if let icc {
-            try WebPProfileChunk.write(&data, icc: icc, output: output)
+        if !chunks.isEmpty {
+            try WebPChunks.write(&data, chunks: chunks, output: output)
         } else {
             try output.write(UnsafeBufferPointer(start: data.bytes, count: data.size))
         }

@@ -51,17 +51,31 @@ final class WebPOutput {
     }
 }
 
-/// Adds an ICCP chunk to an encoded WebP (libwebpmux writes the VP8X header that announces it) and writes the
+/// Adds chunks (ICCP, EXIF, XMP) to an encoded WebP — libwebpmux writes the VP8X header that announces them and
+/// puts each where the container's order asks (ICCP before the image, EXIF and XMP after it) — and writes the
 /// result to the output.
-enum WebPProfileChunk {
-    static func write(_ encoded: inout WebPData, icc: [UInt8], output: WebPOutput) throws {
+enum WebPChunks {
+    /// The chunks a still or animation carries: the profile, then the metadata the host asked to embed.
+    static func list(icc: [UInt8]?, metadata: MetadataBlocks?) -> [(fourCC: String, bytes: [UInt8])] {
+        var chunks: [(fourCC: String, bytes: [UInt8])] = []
+        if let icc { chunks.append(("ICCP", icc)) }
+        if let exif = metadata?.exif { chunks.append(("EXIF", exif)) }
+        if let xmp = metadata?.xmp { chunks.append(("XMP ", xmp)) }
+        return chunks
+    }
+
+    static func write(_ encoded: inout WebPData, chunks: [(fourCC: String, bytes: [UInt8])], output: WebPOutput) throws {
         guard let mux = WebPMuxCreate(&encoded, 1) else { throw PluginFailure.internalError("libwebpmux could not read the encoded image") }
         defer { WebPMuxDelete(mux) }
-        let status = icc.withUnsafeBufferPointer { bytes -> WebPMuxError in
-            var chunk = WebPData(bytes: bytes.baseAddress, size: bytes.count)
-            return WebPMuxSetChunk(mux, "ICCP", &chunk, 1)
+        for chunk in chunks {
+            let status = chunk.bytes.withUnsafeBufferPointer { bytes -> WebPMuxError in
+                var data = WebPData(bytes: bytes.baseAddress, size: bytes.count)
+                return WebPMuxSetChunk(mux, chunk.fourCC, &data, 1)
+            }
+            guard status == WEBP_MUX_OK else {
+                throw PluginFailure.internalError("libwebpmux could not add the \(chunk.fourCC) chunk (error \(status.rawValue))")
+            }
         }
-        guard status == WEBP_MUX_OK else { throw PluginFailure.internalError("libwebpmux could not add the ICC profile (error \(status.rawValue))") }
         var assembled = WebPData()
         guard WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK else { throw PluginFailure.internalError("libwebpmux could not assemble the file") }
         defer { WebPDataClear(&assembled) }

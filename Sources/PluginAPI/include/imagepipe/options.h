@@ -106,6 +106,17 @@ typedef struct ip_encode_options {
      * know with UNSUPPORTED naming it, so a misspelt setting is never silently ignored (an encoder built for 1.0
      * cannot see the field and ignores it). Borrowed for the call. */
     const char *settings;
+    /* ---- ABI 1.1 (metadata) ----
+     * The metadata blocks to embed, as the host's metadata policy left them (`--keep-metadata`, `kmd:`): NULL and 0
+     * when none (the default: outputs carry no Exif or XMP). exif: a TIFF-structured block from its byte-order mark
+     * (the encoder adds its container's prefix: JPEG's "Exif\0\0", HEIF's offset word); its Orientation already says
+     * 1, since the pixels have it applied. xmp: an XMP packet (UTF-8 XML). An encoder whose format has a place for
+     * them writes them as given; one that has none (GIF) ignores them, and says so in its descriptor's doc. Borrowed
+     * for the call. */
+    uint32_t exif_size;
+    uint32_t xmp_size;
+    const uint8_t *exif;
+    const uint8_t *xmp;
 } ip_encode_options;
 
 IP_EXTERN_C_END

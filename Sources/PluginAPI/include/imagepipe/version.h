@@ -15,7 +15,8 @@
  * (ip_encode_options.settings: "key=value" lines for one format's encoder), and writing loaders (ip_loader.put and
  * describe, ip_put_request, ip_object_info, IP_LOADER_WRITES: outputs to object storage), and IP_LOADER_RANGES
  * (a loader that honours a "Range:" request line: header-only reads of large remote sources), and a probe's metadata
- * blocks (ip_image_info.exif, .xmp: what `info` summarises).
+ * blocks (ip_image_info.exif, .xmp: what `info` summarises), and the blocks an encoder embeds (ip_encode_options.exif,
+ * .xmp: what the metadata policy keeps).
  *
  * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
  * a table from a newer or older minor without knowing which fields that minor added.

@@ -16,8 +16,10 @@ struct BatchPreset {
     var formatQualities: [String: Int]
     var maxBytes: Int?
     var background: RGBAColor?
+    /// kmd: (sm:, kcr:), when the preset says.
+    var keepMetadata: MetadataPolicy?
 
-    static let conflictingFlags = ["size", "mode", "upscale", "tint", "template", "quality", "max-bytes", "background", "crop", "gravity",
+    static let conflictingFlags = ["size", "mode", "upscale", "tint", "template", "quality", "max-bytes", "background", "keep-metadata", "crop", "gravity",
                                    "focus", "rotate", "flip", "grayscale", "blur", "sharpen", "radius", "circle", "flatten", "trim",
                                    "trim-color", "watermark-position", "watermark-opacity", "watermark-offset", "watermark-scale"]
 
@@ -42,7 +44,8 @@ struct BatchPreset {
             throw UsageError("--preset \(names.joined(separator: ",")): \(failure.message)")
         }
         return BatchPreset(size: parsed.options.thumbnailSize, options: parsed.options, transformers: parsed.transformers, format: parsed.format,
-                           quality: parsed.quality, formatQualities: parsed.formatQualities, maxBytes: parsed.maxBytes, background: parsed.background)
+                           quality: parsed.quality, formatQualities: parsed.formatQualities, maxBytes: parsed.maxBytes, background: parsed.background,
+                           keepMetadata: parsed.keepMetadata)
     }
 
     /// `options` (the command line's: page, limits, colour, password ...) with the preset's rendering choices.
@@ -63,12 +66,14 @@ struct BatchPreset {
         return merged
     }
 
-    /// The encode options for `format`: q:, else the preset's fq: for it; mb: and bg:.
+    /// The encode options for `format`: q:, else the preset's fq: for it; mb:, bg: and kmd: (none when unsaid, as a
+    /// service started without --keep-metadata answers).
     func encodeOptions(_ given: EncodeOptions, format: String) -> EncodeOptions {
         var encode = given
         encode.quality = quality ?? formatQualities[ProcessingURL.formatName(format)]
         encode.maxBytes = maxBytes
         encode.background = background
+        encode.keepMetadata = keepMetadata ?? .none
         return encode
     }
 }

@@ -181,7 +181,8 @@ final class BatchRunner: Sendable {
         // The one sniff of these bytes: every page, size and frame below follows this route.
         let route = try host.coders.route(for: bytes, options: settings.options)
         let coder = route.coder
-        let context = OutputContext(source: source, route: route, cache: cache, started: started)
+        let metadata = host.coders.keptMetadata(of: bytes, policy: settings.encodeOptions.keepMetadata, options: settings.options, route: route)
+        let context = OutputContext(source: source, route: route, cache: cache, started: started, metadata: metadata)
         if settings.everyFrame, coder.descriptor.capabilities.contains(.animated) {
             try renderFrames(bytes, context: context, sourceStatus: sourceStatus)
             return .finished
@@ -246,10 +247,13 @@ final class BatchRunner: Sendable {
         var coder: String { route.coder.descriptor.id }
         let cache: String
         let started: Double
+        /// The source's Exif and XMP as `--keep-metadata` keeps them (nil: none, the default).
+        let metadata: KeptMetadata?
     }
 
     private func write(_ image: Image, to target: Target, context: OutputContext) throws {
-        let bytes = try host.coders.encode(image, format: settings.template.format, options: settings.encodeOptions)
+        let bytes = try host.coders.encode(image, format: settings.template.format, options: settings.encodeOptions,
+                                           metadata: context.metadata)
         if ObjectOutput.isObjectURL(target.path) {
             try ObjectOutput.write(bytes, to: target.path, format: settings.template.format, stamp: target.stamp, loaders: host.loaders)
         } else { try writeFile(bytes, to: target) }

@@ -50,7 +50,7 @@ enum ThumbnailCommand: Command {
                     """)),
             .option(Option("out-dir", value: "DIR", help: "write under DIR instead, at each file's path relative to the folder it was found in")),
             .option(Option("format", value: "FORMAT", help: "the output format, instead of the template's extension")),
-            .shared([EncodeArguments.quality, EncodeArguments.lossless, EncodeArguments.encoderOption, EncodeArguments.maxBytes, EncodeArguments.background], "as for render"),
+            .shared([EncodeArguments.quality, EncodeArguments.lossless, EncodeArguments.encoderOption, EncodeArguments.maxBytes, EncodeArguments.background, EncodeArguments.keepMetadata], "as for render"),
             .option(Option("force", help: "render again outputs that are up to date (see below)")),
         ]),
         OptionSection("Presets:", column: 22, [
@@ -227,6 +227,7 @@ enum ThumbnailCommand: Command {
         // Encoder settings only when given, so that existing outputs keep their stamps.
         if let settings = encode.settingsLines { parts.append("encoder=" + settings.split(separator: "\n").joined(separator: ",")) }
         if let maxBytes = encode.maxBytes { parts.append("max-bytes=\(maxBytes)") }
+        if encode.keepMetadata != .none { parts.append("keep-metadata=\(encode.keepMetadata.rawValue)") }
         parts += options.resultKeyTerms.filter { !$0.hasPrefix("frame=") }
         parts += transformers.map { "t=" + $0.identifier }
         parts.append(everyFrame ? "frames=all" : "frame=\(options.frameIndex)")

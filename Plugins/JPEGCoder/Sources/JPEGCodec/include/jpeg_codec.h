@@ -157,10 +157,22 @@ typedef struct jpegc_encode_params {
     /* An ICC profile to embed in APP2 segments, or NULL. */
     const uint8_t *icc_profile;
     uint32_t icc_size;
+    /* A TIFF-structured Exif block (from its byte-order mark) for an APP1 "Exif\0\0" segment, and an XMP packet for
+     * an APP1 "http://ns.adobe.com/xap/1.0/" segment, or NULL. Each must fit one segment (JPEGC_MAX_EXIF_BYTES,
+     * JPEGC_MAX_XMP_BYTES): a larger one is INVALID_DATA (the caller checks first). */
+    const uint8_t *exif;
+    uint32_t exif_size;
+    const uint8_t *xmp;
+    uint32_t xmp_size;
     const ip_byte_sink *sink;
     jpegc_cancel_fn cancelled;
     void *cancel_context;
 } jpegc_encode_params;
+
+/* What one APP1 segment holds after its signature: 65533 payload bytes less "Exif\0\0" (6) or the XMP namespace
+ * and its NUL (29). */
+#define JPEGC_MAX_EXIF_BYTES 65527u
+#define JPEGC_MAX_XMP_BYTES 65504u
 
 /* Encodes one image as a JFIF YCbCr JPEG into params->sink. Returns OK, the sink's status (LIMIT_EXCEEDED,
  * NO_MEMORY, IO), CANCELLED, INVALID_DATA (bad parameters), NO_MEMORY or INTERNAL with a message. [thread-safe] */

@@ -104,6 +104,12 @@ typedef struct pngc_encode_params {
     /* An ICC profile to embed as iCCP (named "ICC profile"), or NULL. */
     const uint8_t *icc_profile;
     uint32_t icc_size;
+    /* An eXIf chunk's data (a bare TIFF-structured Exif block) and an iTXt chunk's data (keyword, flags, language,
+     * translated keyword and text, made by the caller), each written before the image data when not NULL. */
+    const uint8_t *exif;
+    uint32_t exif_size;
+    const uint8_t *itxt;
+    uint32_t itxt_size;
     /* Receives the encoded bytes. */
     const ip_byte_sink *sink;
     pngc_cancel_fn cancelled;
