@@ -119,11 +119,7 @@ import TestSupport
     func smartCropKeepsTheSubject(file: String) throws {
         let serve = try ServeProcess(["--root", root])
         let source = "plain/local%3A%2F%2F%2F" + file
-        func get(_ options: String) throws -> (Image, String) {
-            let response = try serve.get(serve.signed("/" + options + "/f:png/" + source))
-            #expect(response.status == 200, "\(options): \(String(decoding: response.body, as: UTF8.self))")
-            return (try coders.decode(data: response.body), response.headers["etag"] ?? "")
-        }
+        func get(_ options: String) throws -> (Image, String) { try serve.png(options, of: source, coders: coders) }
         let (centre, centreTag) = try get("rs:fill:100:100")
         #expect(centre.width == 100 && centre.height == 100 && !showsTheDisc(centre))
         for gravity in ["g:sm", "g:entropy", "g:fp:0.85:0.3"] {

@@ -24,11 +24,7 @@ import TestSupport
     func trimBeforeTheFit(file: String) throws {
         let serve = try ServeProcess(["--root", root])
         let source = "plain/local%3A%2F%2F%2F" + file
-        func get(_ options: String) throws -> (Image, String) {
-            let response = try serve.get(serve.signed("/" + options + "/f:png/" + source))
-            #expect(response.status == 200, "\(options): \(String(decoding: response.body, as: UTF8.self))")
-            return (try coders.decode(data: response.body), response.headers["etag"] ?? "")
-        }
+        func get(_ options: String) throws -> (Image, String) { try serve.png(options, of: source, coders: coders) }
         let (whole, wholeTag) = try get("rs:fit:120:120")
         #expect(whole.width == 120 && whole.height == 80)
         let (trimmed, trimmedTag) = try get("rs:fit:120:120/t:10")

@@ -28,11 +28,7 @@ import TestSupport
     @Test("wm:OPACITY:POSITION:X:Y:SCALE draws the service's mark where imgproxy would, equal to the CLI's --watermark")
     func serveDrawsTheMark() throws {
         let serve = try ServeProcess(["--root", root, "--watermark", root + "/mark.png", "--preset", "marked=wm:1:nowe:0:0"])
-        func get(_ options: String) throws -> (Image, String) {
-            let response = try serve.get(serve.signed("/" + options + "/f:png/" + source))
-            #expect(response.status == 200, "\(options): \(String(decoding: response.body, as: UTF8.self))")
-            return (try coders.decode(data: response.body), response.headers["etag"] ?? "")
-        }
+        func get(_ options: String) throws -> (Image, String) { try serve.png(options, of: source, coders: coders) }
         let (plain, plainTag) = try get("s:300:200")
         let (marked, markedTag) = try get("s:300:200/wm:1:soea:10:20")
         #expect(markedTag != plainTag)

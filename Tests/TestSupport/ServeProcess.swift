@@ -85,6 +85,19 @@ public final class ServeProcess: @unchecked Sendable {
         try HTTPReply.fetch(url(path), headers: headers, method: method)
     }
 
+    /// The PNG the service answers for `options` applied to `source` (a "plain/…" part), decoded by `coders`, and its
+    /// ETag: the one request of the processing tests, each comparing results and their cache entries.
+    public func png(_ options: String, of source: String, coders: CodersManager) throws -> (image: Image, etag: String) {
+        let response = try get(signed("/" + options + "/f:png/" + source))
+        guard response.status == 200 else { throw UnexpectedStatus(status: response.status, options: options, body: response.body) }
+        return (try coders.decode(data: response.body), response.headers["etag"] ?? "")
+    }
+
+    public struct UnexpectedStatus: Error, CustomStringConvertible {
+        public let status: Int, options: String, body: [UInt8]
+        public var description: String { "\(options): status \(status): \(String(decoding: body, as: UTF8.self))" }
+    }
+
     public static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     public static func base64URL(_ bytes: [UInt8]) -> String {
