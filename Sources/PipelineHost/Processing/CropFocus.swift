@@ -16,6 +16,9 @@ public enum CropFocus: Sendable, Hashable, Codable {
     /// The window centred as near this point as the image allows; fractions of the width and height (0...1).
     case point(x: Double, y: Double)
 
+    /// imgproxy's `g:sm` and the CLI's `--gravity smart`: the attention strategy, under the name users ask for.
+    public static var smart: CropFocus { .attention }
+
     /// The longest side the content strategies analyse.
     static let analysisSide = 512
 
