@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What picks the part of an image a crop keeps when a fixed gravity cannot know: the content (libvips' `attention`
 /// and `entropy` strategies, imgproxy's `g:sm`) or a point the caller knows (imgproxy's focal point `g:fp:X:Y`).
@@ -37,7 +37,7 @@ public enum CropFocus: Sendable, Hashable, Codable {
         case "attention", "smart", "sm": self = .attention
         case "entropy": self = .entropy
         default:
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())) }
             guard parts.count == 2, let x = parts[0], let y = parts[1], (0...1).contains(x), (0...1).contains(y) else { return nil }
             self = .point(x: x, y: y)
         }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An image reduced for `CropFocus`'s content strategies: straight 8-bit RGB at most `longestSide` a side, and the
 /// two searches over it. The strategies follow libvips' (smartcrop.c) so their choices can be checked against
