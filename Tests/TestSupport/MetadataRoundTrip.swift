@@ -1,4 +1,5 @@
 import PipelineHost
+import Testing
 
 /// One coder's half of the metadata policy, checked with that coder alone: blocks handed to its encoder
 /// (`KeptMetadata`, as `--keep-metadata all` hands them) come back from its own probe, read by the host's reader.
@@ -32,6 +33,18 @@ public enum MetadataRoundTrip {
         let plain = try coders.probe(data: try coders.encode(image, format: format))
         guard plain.metadata == nil else { throw RoundTripFailure("an encode without metadata carried some: \(String(describing: plain.metadata))") }
         return (try coders.probe(data: bytes).metadata, bytes)
+    }
+
+    /// What every coder whose container keeps a whole Exif block meets: the camera, ownership, capture date and GPS
+    /// come back as written, and the XMP packet byte for byte in size.
+    public static func expectWholeBlocks(plugin: String, format: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (metadata, _) = try encodeAndProbe(plugin: plugin, format: format)
+        let found = try #require(metadata, "no metadata read back", sourceLocation: sourceLocation)
+        let exif = try #require(found.exif, "no Exif read back", sourceLocation: sourceLocation)
+        #expect(exif.make == "Imagepipe Optics" && exif.model == "Test Camera 2", sourceLocation: sourceLocation)
+        #expect(exif.copyright == "(c) the imagepipe authors" && exif.artist == "A. Photographer", sourceLocation: sourceLocation)
+        #expect(exif.captureDate == "2024:05:17 14:03:22" && exif.hasGPS, sourceLocation: sourceLocation)
+        #expect(found.xmpBytes == xmp.utf8.count, sourceLocation: sourceLocation)
     }
 
     public struct RoundTripFailure: Error, CustomStringConvertible {
