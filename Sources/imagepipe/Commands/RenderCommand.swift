@@ -166,8 +166,9 @@ enum RenderCommand: Command {
         // reconstructs the JPEG bit for bit): asked for, that is what --lossless-jpeg means; unasked, a photo with
         // metadata is re-encoded instead, so that the policy (none by default, Orientation 1 for `all`) holds. A
         // JPEG XL given back as the JPEG it stores is that JPEG, as its maker kept it.
-        let restoresOriginal = host.coders.coder(forData: data)?.descriptor.format == "jxl"
-        if !asked, !restoresOriginal, host.coders.keptMetadata(of: data, policy: .all, options: options) != nil {
+        let route = try? host.coders.route(for: data, options: options)  // one sniff for both questions
+        let restoresOriginal = route?.coder.descriptor.format == "jxl"
+        if !asked, !restoresOriginal, host.coders.keptMetadata(of: data, policy: .all, options: options, route: route) != nil {
             return .declined(loaded: data)
         }
         switch try host.coders.transcode(data: data, to: format, options: encodeOptions, limits: options.limits) {

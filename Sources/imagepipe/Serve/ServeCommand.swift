@@ -167,10 +167,7 @@ enum ServeCommand: Command {
         settings.cacheMaxAge = try args.int("max-age", range: 0...Int(Int32.max))!
         settings.accessLog = args.value("access-log")! != "off"
         settings.formats = args.value("formats")!.split(separator: ",").map { String($0).lowercased() }
-        if let text = args.value("keep-metadata") {
-            guard let policy = MetadataPolicy(rawValue: text) else { throw UsageError("--keep-metadata takes none, copyright or all, not '\(text)'") }
-            settings.keepMetadata = policy
-        }
+        if let policy = try EncodeArguments.keepMetadata(args) { settings.keepMetadata = policy }
         for pair in (args.value("format-quality") ?? "").split(separator: ",") {
             let parts = pair.split(separator: "=").map(String.init)
             guard parts.count == 2, let quality = Int(parts[1]), (1...100).contains(quality), !parts[0].isEmpty else {
