@@ -87,49 +87,30 @@ public struct ProcessResult: Sendable {
 
 extension CommandLine {
     /// Runs `executable` with `arguments` and waits; output is captured.
+    ///
+    /// Through the host's `ChildProcess` (posix_spawn, close-on-exec pipes created under its spawn lock, both pipes
+    /// polled on this thread) rather than Foundation's `Process`: tests spawn from many threads at once, and
+    /// `Process` adds a run-loop thread, a socket pair per child and a Dispatch thread per call to every one of the
+    /// suite's hundreds of `curl` runs (a full run once died in libdispatch's event loop inside this function). A
+    /// child still running after `deadline` seconds is killed and reported, so a hung tool fails its test instead
+    /// of the whole run.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           currentDirectory: String? = nil) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+                           currentDirectory: String? = nil, deadline: Double = 900) throws -> ProcessResult {
+        let child = try ChildProcess(executable: executable, arguments: arguments, overrides: environment ?? [:],
+                                     currentDirectory: currentDirectory)
+        let end = ChildProcess.now() + deadline
+        guard let output = child.readToEnd(until: end), let termination = child.wait(until: end) else {
+            child.kill()
+            _ = child.wait(until: ChildProcess.now() + 5)
+            throw TestSupportError("\(executable) \(arguments.joined(separator: " ")) was still running after \(Int(deadline)) s: killed")
         }
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        // Close-on-exec pipes: tests spawn processes on many threads at once, and a plain pipe's write end is
-        // inherited by whatever another thread spawns meanwhile (a redis-server, a service kept for a whole suite),
-        // which then holds it open and the read below never sees its end. The child gets its own copies (dup2).
-        let out = try Self.closeOnExecPipe(), err = try Self.closeOnExecPipe()
-        process.standardOutput = out.write
-        process.standardError = err.write
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try out.write.close()
-        try err.write.close()
-        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
-        let errData = LockedData()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData.set(err.read.readDataToEndOfFile())
-            group.leave()
+        let status: Int32
+        switch termination {
+        case .exited(let code): status = code
+        case .signaled(let signal): status = signal  // as Foundation's Process reports an uncaught signal
         }
-        let outData = out.read.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus,
-                             stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData.get(), as: UTF8.self))
-    }
-
-    /// A pipe whose two descriptors are close-on-exec (set at once: Glibc's module does not export pipe2), so a
-    /// concurrent spawn does not inherit them.
-    static func closeOnExecPipe() throws -> (read: FileHandle, write: FileHandle) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+        return ProcessResult(status: status, stdout: String(decoding: output, as: UTF8.self), stderr: child.errorText)
     }
 
     /// Runs a shell command line (for reference tools); output is captured. Reference tools named in it are the
@@ -143,12 +124,4 @@ extension CommandLine {
     public static func hasTool(_ name: String) -> Bool {
         ReferenceTool.path(name) != nil
     }
-}
-
-/// `@unchecked Sendable`: every access goes through the lock.
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
-    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
 }

@@ -47,9 +47,10 @@ public final class ChildProcess {
     /// crashing Swift child then dies at once instead of symbolicating its backtrace for seconds.
     ///
     /// With `holdStandardInput`, stdin is a pipe this object keeps open until `closeStandardInput()` or the end:
-    /// helpers that serve "until stdin closes" (test servers) then never outlive their parent.
+    /// helpers that serve "until stdin closes" (test servers) then never outlive their parent. With
+    /// `currentDirectory`, the child starts there (the parent's own directory is never changed: it is process-wide).
     public init(executable: String, arguments: [String], overrides: [String: String] = ["SWIFT_BACKTRACE": "enable=no"],
-                holdStandardInput: Bool = false) throws {
+                holdStandardInput: Bool = false, currentDirectory: String? = nil) throws {
         // Pipes are created and the child spawned under one lock, so a child spawned by another thread meanwhile
         // cannot inherit these pipes (there is no pipe2 in Swift's Glibc: close-on-exec is set in a second step).
         let (spawned, outRead, errRead, inWrite) = try ChildProcess.spawnLock.withLock { _ -> (pid_t, Int32, Int32, Int32) in
@@ -64,7 +65,7 @@ public final class ChildProcess {
             defer { close(outPipe[1]); close(errPipe[1]); if inPipe[0] >= 0 { close(inPipe[0]) } }
             do {
                 let pid = try ChildProcess.spawn(executable, arguments, overrides: overrides, stdin: inPipe[0], stdout: outPipe[1],
-                                                 stderr: errPipe[1])
+                                                 stderr: errPipe[1], currentDirectory: currentDirectory)
                 return (pid, outPipe[0], errPipe[0], inPipe[1])
             } catch {
                 close(outPipe[0]); close(errPipe[0]); if inPipe[1] >= 0 { close(inPipe[1]) }
@@ -84,11 +85,25 @@ public final class ChildProcess {
 
     private static let spawnLock = Mutex(())
 
+    /// glibc ≥ 2.29's `posix_spawn_file_actions_addchdir_np`, looked up at run time: Swift's Glibc module does not
+    /// export it (it sits behind `__USE_GNU`). The change of directory happens in the child only.
+    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    private static let addChdir: AddChdir? = {
+        guard let symbol = dlsym(nil /* RTLD_DEFAULT */, "posix_spawn_file_actions_addchdir_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddChdir.self)
+    }()
+
     private static func spawn(_ executable: String, _ arguments: [String], overrides: [String: String],
-                              stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
+                              stdin: Int32, stdout: Int32, stderr: Int32, currentDirectory: String?) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let currentDirectory {
+            guard let addChdir = ChildProcess.addChdir else {
+                throw ChildProcessError("cannot start \(executable) in \(currentDirectory): this C library has no posix_spawn_file_actions_addchdir_np")
+            }
+            guard addChdir(&actions, currentDirectory) == 0 else { throw ChildProcessError("chdir action: \(ChildProcess.errnoText())") }
+        }
         if stdin >= 0 {
             posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         } else {
