@@ -4,6 +4,7 @@
  * descriptor it gets: what was checked is what is read. */
 #ifndef IMAGEPIPE_OPEN_BENEATH_H
 #define IMAGEPIPE_OPEN_BENEATH_H
+#include <sys/stat.h>
 
 /* Opens `path` (relative; a leading "/" is ignored) beneath the folder `root` refers to, read-only, close-on-exec,
  * non-blocking (a FIFO cannot hang it). Linux openat2 with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: symbolic links
@@ -11,5 +12,11 @@
  * no openat2 (ENOSYS, before 5.6), a walk of O_NOFOLLOW opens component by component, which refuses every symbolic
  * link (ELOOP) and every ".." (EXDEV). Returns the descriptor, or -1 with errno set. */
 int ip_open_beneath(int root, const char *path);
+
+/* What fstat says of `path` beneath `root`, resolved exactly as ip_open_beneath resolves it, through an O_PATH
+ * descriptor: the file is not opened for reading, so a look-up of a request's source (its identity, for the cache
+ * key) costs no open file and triggers nothing (a FIFO or a device is only looked at). Returns 0, or -1 with errno
+ * set (EXDEV/ELOOP where the path would leave the folder). A file to be read is opened with ip_open_beneath. */
+int ip_stat_beneath(int root, const char *path, struct stat *info);
 
 #endif

@@ -36,11 +36,9 @@ final class RootedFiles: DataLoading {
 
     /// `relative`: the path under the root, with a leading "/", already free of ".." segments.
     func lookup(_ relative: String) -> Lookup {
-        let descriptor = ip_open_beneath(root, relative)
-        guard descriptor >= 0 else { return Self.refusal(errno) }
-        defer { close(descriptor) }
+        // Looked at, not opened: every request (cache hits too) pays this, and a read opens the file itself.
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return .refused(403, "the source cannot be read") }
+        guard ip_stat_beneath(root, relative, &info) == 0 else { return Self.refusal(errno) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .refused(404, "the source is not a file") }
         return .found(Self.scheme + relative.drop { $0 == "/" } + "?v=" + Self.identity(info))
     }

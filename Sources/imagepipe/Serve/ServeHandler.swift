@@ -55,6 +55,8 @@ final class ServeHandler: Sendable {
     let gate: RenderGate
     let metrics = ServiceMetrics()
     private let draining = Atomic<Bool>(false)
+    /// Paths already verified and parsed (see `VerifiedRequests`).
+    let verified = VerifiedRequests()
     private let flights = Mutex<[String: Task<OutputCache.Entry, Error>]>([:])
     private let logLock = Mutex(())
 
@@ -100,20 +102,28 @@ final class ServeHandler: Sendable {
             return finish(503, [("Retry-After", "1"), ("Content-Type", "text/plain")], Array("shutting down\n".utf8), "-")
         }
         if path.hasPrefix("/info/") { return handleInfo(request, started: started, finish: finish) }
-        // The signature first: an unsigned or mis-signed request learns nothing about the options or the sources.
-        guard let signed = ProcessingURL.signedPart(of: path), signatureIsValid(signed.signature, signed.signedPath) else {
-            return finish(403, Self.text, Array("bad signature\n".utf8), "-")
+        let known: VerifiedRequests.Entry
+        if let entry = verified.entry(for: path) {
+            known = entry
+        } else {
+            // The signature first: an unsigned or mis-signed request learns nothing about the options or the sources.
+            guard let signed = ProcessingURL.signedPart(of: path), signatureIsValid(signed.signature, signed.signedPath) else {
+                return finish(403, Self.text, Array("bad signature\n".utf8), "-")
+            }
+            let parsed: ProcessingURL
+            do {
+                parsed = try ProcessingURL(path: path, maxSide: settings.maxSide, presets: settings.presets, watermark: settings.watermark)
+            } catch let failure as ProcessingURL.Failure {
+                return finish(failure.status, Self.text, Array((failure.message + "\n").utf8), "-")
+            } catch {
+                return finish(400, Self.text, Array("bad request\n".utf8), "-")
+            }
+            known = VerifiedRequests.Entry(parsed: parsed, source: settings.sources.plan(parsed.source))
+            verified.store(known, for: path)
         }
-        let parsed: ProcessingURL
-        do {
-            parsed = try ProcessingURL(path: path, maxSide: settings.maxSide, presets: settings.presets, watermark: settings.watermark)
-        } catch let failure as ProcessingURL.Failure {
-            return finish(failure.status, Self.text, Array((failure.message + "\n").utf8), "-")
-        } catch {
-            return finish(400, Self.text, Array("bad request\n".utf8), "-")
-        }
+        let parsed = known.parsed
         let source: String
-        switch settings.sources.resolve(parsed.source) {
+        switch settings.sources.resolve(known.source) {
         case .allowed(let resolved): source = resolved
         case .refused(let status, let why): return finish(status, Self.text, Array((why + "\n").utf8), "-")
         }
@@ -148,7 +158,8 @@ final class ServeHandler: Sendable {
             if Self.matches(ifNoneMatch, entry.etag) { return finish(304, headers, entry.body, tier) }
             finish(200, headers + [("Content-Type", entry.contentType)], entry.body, tier)
         }
-        if !needsRevalidation, let hit = outputs.entry(for: outputKey()) {
+        if !needsRevalidation,
+           let hit = outputs.entry(for: Settings.isRemote(source) ? outputKey() : known.lastKey.key(source: source, format: format.name, compute: outputKey)) {
             metrics.hit("memory")
             return answer(hit, "memory")
         }

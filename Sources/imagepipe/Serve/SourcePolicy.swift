@@ -46,49 +46,65 @@ struct SourcePolicy: Sendable {
     }
 
     /// `allowed`: the URL the pipeline reads (a remote URL in its normal form, or a versioned local source).
-    enum Decision: Equatable { case allowed(String), refused(Int, String) }
+    enum Decision: Sendable, Equatable { case allowed(String), refused(Int, String) }
 
-    func resolve(_ source: String) -> Decision {
+    func resolve(_ source: String) -> Decision { resolve(plan(source)) }
+
+    /// What can be decided about a source from its text alone, once per distinct URL (`VerifiedRequests` keeps it):
+    /// remote and s3 sources are decided; a local one still needs its file looked at on every request.
+    enum Plan: Sendable, Equatable { case decided(Decision), local(String) }
+
+    func plan(_ source: String) -> Plan {
         let lowered = source.lowercased()
         if lowered.hasPrefix("s3://") {
             let object: S3Source
             do { object = try S3Source(parsing: source) } catch let refusal as S3Source.Refusal {
-                return .refused(403, "the source URL is refused: \(refusal.reason)")
+                return .decided(.refused(403, "the source URL is refused: \(refusal.reason)"))
             } catch {
-                return .refused(403, "the source URL is refused")
+                return .decided(.refused(403, "the source URL is refused"))
             }
             guard allowedS3Prefixes.contains(where: object.isUnder) else {
-                return .refused(403, allowedS3Prefixes.isEmpty ? "s3:// sources are not allowed here (no --allow-source s3://...)"
-                                                               : "the source is not under an allowed prefix")
+                return .decided(.refused(403, allowedS3Prefixes.isEmpty ? "s3:// sources are not allowed here (no --allow-source s3://...)"
+                                                                         : "the source is not under an allowed prefix"))
             }
-            return .allowed(object.text)
+            return .decided(.allowed(object.text))
         }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             let url: RemoteURL
             do { url = try RemoteURL(parsing: source) } catch let refusal as RemoteURL.Refusal {
-                return .refused(403, "the source URL is refused: \(refusal.reason)")
+                return .decided(.refused(403, "the source URL is refused: \(refusal.reason)"))
             } catch {
-                return .refused(403, "the source URL is refused")
+                return .decided(.refused(403, "the source URL is refused"))
             }
             guard allowedPrefixes.contains(where: url.isUnder) else {
-                return allowedPrefixes.isEmpty
+                return .decided(allowedPrefixes.isEmpty
                     ? .refused(403, "remote sources are not allowed here (the service runs with no --allow-source)")
-                    : .refused(403, "the source is not under an allowed prefix")
+                    : .refused(403, "the source is not under an allowed prefix"))
             }
-            return .allowed(url.text)
+            return .decided(.allowed(url.text))
         }
         var path = source
         if lowered.hasPrefix("local://") { path = String(source.dropFirst("local://".count)) }
         guard path.hasPrefix("/"), !lowered.contains("://") || lowered.hasPrefix("local://") else {
-            return .refused(403, "only http(s) and s3 URLs and local:///paths are sources")
+            return .decided(.refused(403, "only http(s) and s3 URLs and local:///paths are sources"))
         }
-        guard let rootedFiles else { return .refused(403, "local sources are not allowed here (the service runs with no --root)") }
+        guard rootedFiles != nil else { return .decided(.refused(403, "local sources are not allowed here (the service runs with no --root)")) }
         let segments = path.split(separator: "/")
-        if segments.contains("..") { return .refused(403, "the path leaves the root folder") }
-        guard !path.utf8.contains(0) else { return .refused(400, "a NUL in a local source") }
-        switch rootedFiles.lookup("/" + segments.joined(separator: "/")) {
-        case .found(let versioned): return .allowed(versioned)
-        case .refused(let status, let why): return .refused(status, why)
+        if segments.contains("..") { return .decided(.refused(403, "the path leaves the root folder")) }
+        guard !path.utf8.contains(0) else { return .decided(.refused(400, "a NUL in a local source")) }
+        return .local("/" + segments.joined(separator: "/"))
+    }
+
+    /// The decision for this request: a local source's file is looked at now (its identity is part of the key).
+    func resolve(_ plan: Plan) -> Decision {
+        switch plan {
+        case .decided(let decision): return decision
+        case .local(let relative):
+            guard let rootedFiles else { return .refused(403, "local sources are not allowed here (the service runs with no --root)") }
+            switch rootedFiles.lookup(relative) {
+            case .found(let versioned): return .allowed(versioned)
+            case .refused(let status, let why): return .refused(status, why)
+            }
         }
     }
 }
