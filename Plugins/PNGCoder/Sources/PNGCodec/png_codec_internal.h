@@ -23,4 +23,30 @@ void pngc_message(ip_message message, const char *format, ...) __attribute__((fo
 /* The status that best describes a libpng error text that did not come from running out of input. */
 ip_status pngc_status_for_libpng_error(const char *text);
 
+/* A PNG's filtered rows inflated beforehand (png_inflate.c), and the stored-block stream libpng reads of them:
+ * the file's bytes before its first IDAT chunk, then IDAT chunks of stored deflate blocks. */
+typedef struct pngc_inflated {
+    const uint8_t *data;
+    size_t prefix;
+    uint8_t *raw;
+    size_t raw_size;
+    uint32_t adler;
+    /* Where libpng is in the stream. */
+    size_t position;
+    uint8_t piece[16];
+    size_t piece_length, piece_position;
+    const uint8_t *body;
+    size_t body_left, raw_next;
+    int in_tail, finished;
+} pngc_inflated;
+
+/* 1 with `inflated` filled when the file's rows (non-interlaced, at most `max_raw` bytes) inflate exactly and
+ * every chunk up to them has a good CRC; 0 when libpng is to read the file itself. */
+int pngc_inflate_whole(const uint8_t *data, size_t size, size_t max_raw, pngc_inflated *inflated);
+
+/* The next `length` bytes of the stream libpng reads; 0 when it ends first. */
+int pngc_inflated_read(pngc_inflated *inflated, uint8_t *out, size_t length);
+
+void pngc_inflated_release(pngc_inflated *inflated);
+
 #endif

@@ -10,6 +10,12 @@
  * (iCCP, text) are skipped unread, so this only bounds what a hostile file can make libpng allocate. */
 #define PNGC_CHUNK_MALLOC_MAX (8u * 1024u * 1024u)
 
+/* The most filtered-row bytes inflated beforehand by libdeflate (png_inflate.c): a full decode's output is as large
+ * as its rows or larger, so at most it doubles for a moment; a reduced decode exists not to hold the image, so it
+ * allows only what a photo of a few megapixels takes, and larger files stream through zlib row by row. */
+#define PNGC_INFLATE_MAX ((size_t)64 << 20)
+#define PNGC_INFLATE_MAX_REDUCED ((size_t)24 << 20)
+
 /* Rows between two cancellation checks. */
 #define PNGC_CANCEL_INTERVAL 16u
 
@@ -30,6 +36,9 @@ typedef struct pngc_reader {
     int decoding;
     /* Set by the read callback when libpng asked for more bytes after the last row was complete. */
     int image_complete;
+    /* Set when the rows were inflated beforehand: libpng then reads `inflated`'s stream, not `data`. */
+    int pre_inflated;
+    pngc_inflated inflated;
 } pngc_reader;
 
 /* Ancillary chunks we never use; libpng skips them without parsing or allocating (no text, no physical size).
@@ -56,6 +65,13 @@ static void read_from_memory(png_structp png, png_bytep out, size_t length) {
     if (all_rows_done(reader)) {
         reader->image_complete = 1;
         png_error(png, "every row is decoded; the rest of the stream is not read");
+    }
+    if (reader->pre_inflated) {
+        if (!pngc_inflated_read(&reader->inflated, out, length)) {
+            reader->ran_out = 1;
+            png_error(png, "unexpected end of data");
+        }
+        return;
     }
     if (length > reader->size - reader->offset) {
         reader->ran_out = 1;
@@ -103,6 +119,7 @@ static ip_status reader_create(const uint8_t *data, size_t size, pngc_reader **r
 
 static void reader_destroy(pngc_reader *reader) {
     png_destroy_read_struct(&reader->png, &reader->info, NULL);
+    pngc_inflated_release(&reader->inflated);
     free(reader);
 }
 
@@ -278,6 +295,8 @@ static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *
     pngc_reader *reader;
     ip_status status = reader_create(data, size, &reader, message);
     if (status != IP_STATUS_OK) return status;
+    reader->pre_inflated = pngc_inflate_whole(data, size, reduce != NULL ? PNGC_INFLATE_MAX_REDUCED : PNGC_INFLATE_MAX,
+                                              &reader->inflated);
     if (setjmp(png_jmpbuf(reader->png))) {
         /* Every row was already copied into `pixels` when libpng went on to finish the stream (and failed on, or
          * was stopped before, whatever follows the image in it): done. */
@@ -292,6 +311,12 @@ static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *
     }
     /* The buffer was sized from `expected`: libpng itself refuses anything larger. */
     reader_configure(reader, expected->width, expected->height);
+    if (reader->pre_inflated) {
+        /* Every CRC up to the rows was checked, and the rows' Adler-32, by pngc_inflate_whole; the stored stream's
+         * own are not worth checking again. */
+        png_set_crc_action(reader->png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+        png_set_option(reader->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+    }
     png_read_info(reader->png, reader->info);
     pngc_info found;
     reader_fill_info(reader, &found);
