@@ -85,7 +85,7 @@ import TestSupport
     @Test func aBinaryWithNoPluginsSaysWhereItLookedAndWhatFixesIt() throws {
         let folder = try TestPaths.temporaryDirectory("imagepipe-bare")
         try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: TestPaths.imagepipeBinary, toPath: folder + "/bin/imagepipe")
+        try TestFiles.copyExecutable(TestPaths.imagepipeBinary, to: folder + "/bin/imagepipe")
         let result = try Self.runClean(folder + "/bin/imagepipe",
                                        ["render", TestPaths.repositoryRoot + "/samples/badge.svg", "-o", folder + "/out.png"],
                                        environment: ["HOME": folder])
@@ -109,7 +109,7 @@ import TestSupport
             try FileManager.default.copyItem(atPath: TestPaths.pluginsDirectory + "/" + name, toPath: userFolder + "/" + name)
         }
         try FileManager.default.createDirectory(atPath: home + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: TestPaths.imagepipeBinary, toPath: home + "/bin/imagepipe")
+        try TestFiles.copyExecutable(TestPaths.imagepipeBinary, to: home + "/bin/imagepipe")
         let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data"]
         let coders = try Self.runClean(home + "/bin/imagepipe", ["coders", "--json"], environment: environment)
         #expect(Self.coderIDs(coders) == ["org.imagepipe.coder.png/1", "org.imagepipe.coder.svg/1"], "\(coders.stdout) \(coders.stderr)")

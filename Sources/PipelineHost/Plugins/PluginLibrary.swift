@@ -7,7 +7,7 @@ import VersionedStructs
 /// Opens one plugin file and turns its entry table into host objects, or a reason it was refused.
 ///
 /// Opened with RTLD_NOW (unresolved symbols fail here, not mid-request), RTLD_LOCAL (plugins cannot see each
-/// other's symbols) and RTLD_NODELETE; never dlclose'd, because a Swift plugin unloaded by dlclose crashes the
+/// other's symbols), RTLD_NODELETE and RTLD_DEEPBIND (see PluginLinking); never dlclose'd, because a Swift plugin unloaded by dlclose crashes the
 /// process at the next type lookup (../shared/PLATFORM-NOTES.md, outside this tree). The one exception to RTLD_NOW: a file the registry already
 /// validated with RTLD_NOW (in the scanner child, recorded in the cache under its inode, size and mtime) is opened
 /// lazily, since binding every symbol of librsvg's forty libraries up front costs about a millisecond per start.
@@ -32,7 +32,7 @@ struct PluginLibrary {
         // library is loaded: the dynamic linker knows the library by the name "/proc/self/fd/N" and answers a later
         // dlopen of that name with it, so N must never name another file in this process.
         _ = dlerror()
-        guard let handle = dlopen(file.loadPath, (bindNow ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL | RTLD_NODELETE) else {
+        guard let handle = dlopen(file.loadPath, PluginLinking.mode(bindNow: bindNow)) else {
             // dlerror names the descriptor path; the user knows the file by its own.
             let reason = dlerror().map { String(cString: $0).replacing(file.loadPath, with: path) } ?? "unknown dlopen error"
             file.close()

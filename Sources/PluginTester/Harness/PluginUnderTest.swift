@@ -22,11 +22,11 @@ struct PluginUnderTest {
         init(_ description: String) { self.description = description }
     }
 
-    /// dlopen (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), dlsym, call the entry, copy its table by struct_size.
+    /// dlopen (RTLD_NOW, in the host's mode: PluginLinking), dlsym, call the entry, copy its table by struct_size.
     static func open(_ path: String) throws -> PluginUnderTest {
         let started = ChildProcess.now()
         _ = dlerror()
-        let handle = Watchdog.guarding("dlopen \(path)", limit: max(Watchdog.callLimit, 30)) { dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) }
+        let handle = Watchdog.guarding("dlopen \(path)", limit: max(Watchdog.callLimit, 30)) { dlopen(path, PluginLinking.mode(bindNow: true)) }
         guard let handle else {
             throw Failure("dlopen(RTLD_NOW) failed: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
         }
