@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PipelineHost
 
 /// A real `imagepipe serve` process on a free loopback port, for the service tests; requests go through curl
@@ -29,15 +32,26 @@ public final class ServeProcess: @unchecked Sendable {
         process.standardError = error
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // Standard error is drained by blocking reads on a thread of its own, not by a readabilityHandler: tearing
+        // down the dispatch read source behind one races libdispatch's epoll bookkeeping on Linux
+        // (swift-corelibs-libdispatch issue 949) and crashed a CI run in _dispatch_event_loop_drain. A blocking read
+        // registers nothing with libdispatch; the thread ends at end of file, when serve has exited.
         let errors = self.errors
-        error.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { errors.append(String(decoding: data, as: UTF8.self)) }
-        }
+        let reader = error.fileHandleForReading
+        Thread {
+            // read(2), not FileHandle.read(upToCount:), which waits for the whole count or the end of the file.
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(reader.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                errors.append(String(decoding: buffer[..<count], as: UTF8.self))
+            }
+        }.start()
         var line: [UInt8] = []
-        let reader = output.fileHandleForReading
+        let listening = output.fileHandleForReading
         while true {
-            guard let byte = try reader.read(upToCount: 1)?.first else {
+            guard let byte = try listening.read(upToCount: 1)?.first else {
                 usleep(100_000)
                 throw TestSupportError("imagepipe serve exited before listening: \(errors.text)")
             }
