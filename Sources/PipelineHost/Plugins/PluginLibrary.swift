@@ -7,8 +7,8 @@ import VersionedStructs
 /// Opens one plugin file and turns its entry table into host objects, or a reason it was refused.
 ///
 /// Opened with RTLD_NOW (unresolved symbols fail here, not mid-request), RTLD_LOCAL (plugins cannot see each
-/// other's symbols), RTLD_NODELETE and RTLD_DEEPBIND (see PluginLinking); never dlclose'd, because a Swift plugin unloaded by dlclose crashes the
-/// process at the next type lookup (../shared/PLATFORM-NOTES.md, outside this tree). The one exception to RTLD_NOW: a file the registry already
+/// other's symbols), RTLD_NODELETE and RTLD_DEEPBIND (see PluginLinking); never dlclose'd, because a Swift plugin
+/// unloaded by dlclose crashes the process at the next type lookup (../shared/PLATFORM-NOTES.md, outside this tree). The one exception to RTLD_NOW: a file the registry already
 /// validated with RTLD_NOW (in the scanner child, recorded in the cache under its inode, size and mtime) is opened
 /// lazily, since binding every symbol of librsvg's forty libraries up front costs about a millisecond per start.
 struct PluginLibrary {
