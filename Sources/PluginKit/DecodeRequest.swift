@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PluginAPI
 
 /// Read-only conveniences over the C decode request, reading only the fields its struct_size covers.
@@ -5,13 +8,56 @@ public struct DecodeRequestView {
     public let data: UnsafeBufferPointer<UInt8>
     public let options: DecodeOptionsCopy
     public let call: OpaquePointer?
+    /// The source read by ranges (IP_DECODE_EXTENSION_SOURCE), when the host sent it to a coder that lists it:
+    /// `data` is then only the source's first bytes. Valid for this call only (it is not in `options`, a copy that
+    /// may outlive the call).
+    public let ranged: ip_decode_source?
 
     public init(_ request: UnsafePointer<ip_decode_request>?) throws {
         guard let request else { throw PluginFailure.internalError("NULL decode request") }
         let raw = request.pointee
-        data = UnsafeBufferPointer(start: raw.data, count: raw.data == nil ? 0 : raw.size)
+        let prefix = raw.data == nil ? 0 : raw.size
+        data = UnsafeBufferPointer(start: raw.data, count: prefix)
         options = try DecodeOptionsCopy(raw.options)
         call = raw.call
+        ranged = try raw.options.flatMap { try Self.rangedSource(in: $0, prefix: prefix) }
+    }
+
+    /// The whole source's size: the ranged source's, or that of `data`.
+    public var sourceSize: UInt64 { ranged?.size ?? UInt64(data.count) }
+
+    /// Copies up to `buffer.count` bytes of the source at `offset` (from `data` or through the ranged reader);
+    /// returns the count, 0 at the end. Throws IO when the reader fails.
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let ranged, let readAt = ranged.read_at {
+            let count = readAt(ranged.context, offset, buffer.baseAddress, buffer.count)
+            guard count >= 0, count <= buffer.count else { throw PluginFailure.io("cannot read the source at byte \(offset)") }
+            return Int(count)
+        }
+        guard offset < UInt64(data.count) else { return 0 }
+        let count = min(buffer.count, data.count - Int(offset))
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(data)[Int(offset)..<Int(offset) + count]))
+        return count
+    }
+
+    /// The source extension on the options' chain, checked: a reader, and a size no smaller than the prefix.
+    private static func rangedSource(in options: UnsafePointer<ip_decode_options>, prefix: Int) throws -> ip_decode_source? {
+        let raw = try ABIStruct.read(options, named: "ip_decode_options")
+        var next = raw.extensions
+        var seen = 0
+        while let head = next, seen < 64 {
+            seen += 1
+            if let id = head.pointee.id, strcmp(id, IP_DECODE_EXTENSION_SOURCE) == 0,
+               Int(head.pointee.struct_size) >= MemoryLayout<ip_decode_source>.size {
+                let value = UnsafeRawPointer(head).assumingMemoryBound(to: ip_decode_source.self).pointee
+                guard value.read_at != nil, value.size >= UInt64(prefix) else {
+                    throw PluginFailure.internalError("the source extension has no reader or is shorter than its prefix")
+                }
+                return value
+            }
+            next = head.pointee.next
+        }
+        return nil
     }
 
     public func has(_ flag: UInt32) -> Bool { options.flags & flag != 0 }

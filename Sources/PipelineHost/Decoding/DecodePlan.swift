@@ -75,13 +75,14 @@ struct DecodePlan {
         return PixelSize(width: w, height: h)
     }
 
-    /// Decodes with `coder` and finishes: the one way a decode runs, in the host and in a worker.
+    /// Decodes with `coder` and finishes: the one way a decode runs, in the host and in a worker. `source`: the file
+    /// read by ranges, when `bytes` is only its prefix.
     static func decode(_ bytes: UnsafeRawBufferPointer, coder: PluginCoder, options: DecodeOptions, context: CallContext,
-                       transformers: [any ImageTransforming] = []) throws -> Image {
+                       transformers: [any ImageTransforming] = [], source: RangedSource? = nil) throws -> Image {
         let plan = try DecodePlan(coder: coder, options: options, transformers: transformers) {
-            try coder.probe(bytes, options: options)
+            try coder.probe(bytes, options: options, source: source)
         }
-        let raw = try coder.decodeRaw(bytes, options: plan.coderOptions, context: context)
+        let raw = try coder.decodeRaw(bytes, options: plan.coderOptions, context: context, source: source)
         return try plan.finishing.apply(raw)
     }
 }

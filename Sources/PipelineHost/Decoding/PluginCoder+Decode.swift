@@ -3,18 +3,20 @@ import VersionedStructs
 
 extension PluginCoder {
     /// Reads the source's facts without decoding pixels.
-    func probe(_ data: UnsafeRawBufferPointer, options: DecodeOptions) throws -> ImageInfo {
-        try probeWithBlocks(data, options: options).info
+    /// `source`: the file read by ranges, when `data` is only its prefix (`RangedSource`).
+    func probe(_ data: UnsafeRawBufferPointer, options: DecodeOptions, source: RangedSource? = nil) throws -> ImageInfo {
+        try probeWithBlocks(data, options: options, source: source).info
     }
 
     /// The facts and the metadata blocks themselves (what `MetadataPolicy` keeps for an encoder).
-    func probeWithBlocks(_ data: UnsafeRawBufferPointer, options: DecodeOptions) throws -> (info: ImageInfo, exif: [UInt8]?, xmp: [UInt8]?) {
+    func probeWithBlocks(_ data: UnsafeRawBufferPointer, options: DecodeOptions,
+                         source: RangedSource? = nil) throws -> (info: ImageInfo, exif: [UInt8]?, xmp: [UInt8]?) {
         guard let probe = try vtable().probe else { throw cannotDecode }
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
         let probeContext = CallContext(limits: options.limits)
         defer { probeContext.finish() }
-        let (status, message) = call(data, options: options, context: probeContext) { request, m in
+        let (status, message) = call(data, options: options, context: probeContext, source: source) { request, m in
             probe(request, &info, m)
         }
         guard status == .ok else { throw PipelineError.decodingFailed(coder: descriptor.id, status: status, message: message) }
@@ -38,11 +40,12 @@ extension PluginCoder {
 
     /// Decodes one image (page or frame) as the plugin produces it: at the requested size only if the coder
     /// declares `.scales`, untinted unless it declares `.tints`. The coders manager finishes the rest.
-    func decodeRaw(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext) throws -> Image {
+    /// `source`: the file read by ranges, when `data` is only its prefix (`RangedSource`).
+    func decodeRaw(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext, source: RangedSource? = nil) throws -> Image {
         guard let decode = try vtable().decode else { throw cannotDecode }
         var image = ip_image()
         image.struct_size = UInt32(MemoryLayout<ip_image>.size)
-        let (status, message) = call(data, options: options, context: context) { request, m in decode(request, &image, m) }
+        let (status, message) = call(data, options: options, context: context, source: source) { request, m in decode(request, &image, m) }
         defer { context.finish() }
         guard status == .ok else {
             if context.isCancelled { throw PipelineError.cancelled }
@@ -56,19 +59,38 @@ extension PluginCoder {
         .decodingFailed(coder: descriptor.id, status: .unsupported, message: "this coder cannot decode")
     }
 
+    /// Whether the coder reads a source by ranges (`RangedSource`) rather than from bytes in memory.
+    var readsRanges: Bool { descriptor.decodeExtensions.contains(IP_DECODE_EXTENSION_SOURCE) }
+
     /// Runs a probe or decode slot with the request both take (the bytes, the options in ABI form, the call) and a
-    /// message buffer, under the coder's lock if it is not thread-safe; returns its status and message.
-    private func call(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext,
+    /// message buffer, under the coder's lock if it is not thread-safe; returns its status and message. A ranged
+    /// `source` goes first on the options' extension chain.
+    private func call(_ data: UnsafeRawBufferPointer, options: DecodeOptions, context: CallContext, source: RangedSource?,
                       _ slot: (UnsafePointer<ip_decode_request>, ip_message) -> ip_status) -> (PluginStatus, String) {
         var message = MessageBuffer()
         let status = options.withABI { abiOptions in
-            var request = ip_decode_request(
-                struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
-                data: data.baseAddress?.assumingMemoryBound(to: UInt8.self), size: data.count,
-                options: abiOptions, call: context.handle)
-            return message.withMessage { m in calling { PluginStatus(abi: slot(&request, m)) } }
+            withSource(source, on: abiOptions) { effective in
+                var request = ip_decode_request(
+                    struct_size: UInt32(MemoryLayout<ip_decode_request>.size),
+                    data: data.baseAddress?.assumingMemoryBound(to: UInt8.self), size: data.count,
+                    options: effective, call: context.handle)
+                return message.withMessage { m in calling { PluginStatus(abi: slot(&request, m)) } }
+            }
         }
         return (status, message.text)
+    }
+
+    /// `options` with the ranged source's extension ahead of their own. A coder that does not read ranges is never
+    /// handed a prefix (the routes check `readsRanges`); this is the last guard.
+    private func withSource<R>(_ source: RangedSource?, on options: UnsafePointer<ip_decode_options>,
+                               _ body: (UnsafePointer<ip_decode_options>) -> R) -> R {
+        guard let source else { return body(options) }
+        precondition(readsRanges, "\(descriptor.id) was handed a ranged source it does not read")
+        var copy = options.pointee
+        return source.withExtension(next: copy.extensions) { head in
+            copy.extensions = head
+            return withUnsafePointer(to: &copy) { body($0) }
+        }
     }
 
     /// Validates a returned ip_image and takes ownership of its buffer.

@@ -103,8 +103,19 @@ public final class ImageManager: Sendable {
             return image
         }
         let options = withSource(request.options, request.url)
-        var image = try await withOriginal(of: request, key: key, report: report, remembersFailure: true) { bytes, route in
-            try await self.decode(bytes, route: route, options: options, key: key, priority: priority)
+        var image: Image
+        if !usesDataCache, let (source, route) = rangedSource(for: request, key: key, options: options) {
+            counters.update { $0.fetches += 1 }
+            do {
+                image = try await decode(source.prefix, route: route, options: options, key: key, priority: priority, ranged: source)
+            } catch let error as PipelineError {
+                failed.record(error, for: key.dataKey)
+                throw error
+            }
+        } else {
+            image = try await withOriginal(of: request, key: key, report: report, remembersFailure: true) { bytes, route in
+                try await self.decode(bytes, route: route, options: options, key: key, priority: priority)
+            }
         }
         if !request.transformers.isEmpty {
             let decoded = image, transformers = request.transformers, limits = options.limits
@@ -128,8 +139,9 @@ public final class ImageManager: Sendable {
     /// time (a srcset's three widths, two thumbnails of one URL: SizesFromOneDecode's `anySize`), and each size is
     /// finished from it on the processing executor. Everything else is one decode per request, routed per the
     /// isolation policy.
+    /// `ranged`: the file read by ranges, when `bytes` is only its prefix (`rangedSource`).
     private func decode(_ bytes: [UInt8], route: CoderRoute, options: DecodeOptions, key: ImageCacheKey,
-                        priority: StageExecutor.Priority) async throws -> Image {
+                        priority: StageExecutor.Priority, ranged: RangedSource? = nil) async throws -> Image {
         let coders = host.coders, coder = route.coder
         if options.thumbnailSize != nil, !route.isIsolated, SizesFromOneDecode.applies(to: coder, scope: .anySize) {
             let shared = SizesFromOneDecode.decodeOptions(options, scope: .anySize)
@@ -137,7 +149,7 @@ public final class ImageManager: Sendable {
                 self.counters.update { $0.decodes += 1 }
                 return try await self.cancellable(limits: shared.limits) { context in
                     try await self.decoding.run(priority: priority) {
-                        try bytes.withUnsafeBytes { try coder.decodeRaw($0, options: shared, context: context) }
+                        try bytes.withUnsafeBytes { try coder.decodeRaw($0, options: shared, context: context, source: ranged) }
                     }
                 }
             }
@@ -147,9 +159,23 @@ public final class ImageManager: Sendable {
         counters.update { $0.decodes += 1 }
         return try await cancellable(limits: options.limits) { context in
             try await self.decoding.run(priority: priority) {
-                try coders.decode(data: bytes, options: options, isolation: nil, timeout: nil, cancellation: context, route: route)
+                if let ranged { return try coders.decodeInProcess(source: ranged, coder: coder, options: options, cancellation: context) }
+                return try coders.decode(data: bytes, options: options, isolation: nil, timeout: nil, cancellation: context, route: route)
             }
         }
+    }
+
+    /// A local file its coder reads by ranges, and the route for it, when that applies: a file of at least
+    /// `rangedReadThreshold` bytes, loaded by the plugin loaders (not the embedder's own loader, which may confine
+    /// what is read, and only when some loader reads the URL at all), not on the failed list, whose coder reads
+    /// ranges in this process. Anything else, a file that cannot be opened included, takes the loader's path.
+    private func rangedSource(for request: ImageRequest, key: ImageCacheKey, options: DecodeOptions) -> (RangedSource, CoderRoute)? {
+        guard let threshold = configuration.rangedReadThreshold, request.fetchPolicy.mayLoad, urlScheme(of: request.url) == "file",
+              configuration.sourceLoader?.canLoad(url: request.url) != true, host.loaders.canLoad(url: request.url),
+              request.retryFailed || failed.failure(for: key.dataKey) == nil,
+              let source = RangedSource(url: request.url, threshold: threshold),
+              let route = host.coders.rangedRoute(for: source, options: options) else { return nil }
+        return (source, route)
     }
 
     /// Runs `body` with a call context that the task's cancellation fires (a running C decode polls it).

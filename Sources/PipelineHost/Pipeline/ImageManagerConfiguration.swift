@@ -25,6 +25,10 @@ public struct ImageManagerConfiguration: Sendable {
     /// Also store originals of file: sources in the data cache. Default false: the file is its own cache, and a
     /// changed file would otherwise be served stale.
     public var cacheLocalFiles: Bool
+    /// Local files at least this large are read by their coder in ranges, strip by strip, instead of whole
+    /// (`RangedSource`), where the coder reads ranges in this process and nothing needs the whole bytes (no data
+    /// cache for them). Default 16 MiB; nil reads every file whole.
+    public var rangedReadThreshold: Int? = RangedSource.defaultThreshold
     /// Decodes, processings (transformers) and encodes that run at once, each on its own bounded executor.
     /// 0 (the default): one per core.
     public var decodingWidth: Int

@@ -1,4 +1,4 @@
-/* PNGCodec: reading a PNG from memory (probe and decode). */
+/* PNGCodec: reading a PNG from memory or by ranges (probe and decode). */
 #include "png_codec_internal.h"
 
 #include <box_shrink.h>
@@ -28,6 +28,9 @@ typedef struct pngc_reader {
     const uint8_t *data;
     size_t size;
     size_t offset;
+    /* Read by ranges: `data` is then only the prefix, and `offset` the position in the whole source. */
+    int has_ranged;
+    pngc_ranged ranged;
     /* Set by the read callback when libpng asked for bytes past the end of the input. */
     int ran_out;
     /* Decoding only: the image's height and interlacing, so the read callback knows when every row is done. */
@@ -73,6 +76,20 @@ static void read_from_memory(png_structp png, png_bytep out, size_t length) {
         }
         return;
     }
+    if (reader->has_ranged) {
+        size_t filled = 0;
+        while (filled < length) {
+            int64_t got = reader->ranged.read_at(reader->ranged.context, (uint64_t)reader->offset + filled, out + filled,
+                                                 length - filled);
+            if (got <= 0 || (uint64_t)got > length - filled) {
+                reader->ran_out = got == 0 ? 1 : 2;
+                png_error(png, got == 0 ? "unexpected end of data" : "the source could not be read");
+            }
+            filled += (size_t)got;
+        }
+        reader->offset += length;
+        return;
+    }
     if (length > reader->size - reader->offset) {
         reader->ran_out = 1;
         png_error(png, "unexpected end of data");
@@ -82,11 +99,12 @@ static void read_from_memory(png_structp png, png_bytep out, size_t length) {
 }
 
 /* Checks the signature and creates the libpng structs. Returns OK or an error with its message. */
-static ip_status reader_create(const uint8_t *data, size_t size, pngc_reader **result, ip_message message) {
+static ip_status reader_create(const uint8_t *data, size_t size, const pngc_ranged *ranged, pngc_reader **result,
+                               ip_message message) {
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     *result = NULL;
-    if (data == NULL && size > 0) {
-        pngc_message(message, "no input bytes");
+    if ((data == NULL && size > 0) || (ranged != NULL && (ranged->read_at == NULL || ranged->size < size))) {
+        pngc_message(message, ranged != NULL ? "a ranged source without a reader, or shorter than its prefix" : "no input bytes");
         return IP_STATUS_INTERNAL;
     }
     size_t compared = size < 8 ? size : 8;
@@ -105,6 +123,10 @@ static ip_status reader_create(const uint8_t *data, size_t size, pngc_reader **r
     }
     reader->data = data;
     reader->size = size;
+    if (ranged != NULL) {
+        reader->has_ranged = 1;
+        reader->ranged = *ranged;
+    }
     reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader->errors, pngc_on_error, pngc_on_warning);
     if (reader->png != NULL) reader->info = png_create_info_struct(reader->png);
     if (reader->png == NULL || reader->info == NULL) {
@@ -125,8 +147,13 @@ static void reader_destroy(pngc_reader *reader) {
 
 /* The status and message for the error that ended a session (called after the longjmp). */
 static ip_status reader_failure(const pngc_reader *reader, ip_message message) {
+    if (reader->ran_out == 2) {
+        pngc_message(message, "cannot read the PNG at byte %zu (an I/O error)", reader->offset);
+        return IP_STATUS_IO;
+    }
     if (reader->ran_out) {
-        pngc_message(message, "PNG data ends after %zu bytes, before the image is complete", reader->size);
+        pngc_message(message, "PNG data ends after %llu bytes, before the image is complete",
+                     (unsigned long long)(reader->has_ranged ? reader->ranged.size : reader->size));
         return IP_STATUS_TRUNCATED;
     }
     ip_status status = pngc_status_for_libpng_error(reader->errors.text);
@@ -199,9 +226,9 @@ static void reader_fill_info(const pngc_reader *reader, pngc_info *info) {
     reader_fill_color(reader, info);
 }
 
-ip_status pngc_probe(const uint8_t *data, size_t size, pngc_info *info, ip_message message) {
+ip_status pngc_probe(const uint8_t *data, size_t size, const pngc_ranged *ranged, pngc_info *info, ip_message message) {
     pngc_reader *reader;
-    ip_status status = reader_create(data, size, &reader, message);
+    ip_status status = reader_create(data, size, ranged, &reader, message);
     if (status != IP_STATUS_OK) return status;
     if (setjmp(png_jmpbuf(reader->png))) {
         status = reader_failure(reader, message);
@@ -251,21 +278,21 @@ static void reader_request_rgba(pngc_reader *reader, int output16) {
 
 /* The one decode loop: rows into `pixels` (stride apart), or, with `reduce`, each into `scratch` and then the
  * shrinker. */
-static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
-                             uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
+static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected,
+                             int32_t output16, uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
                              pngc_cancel_fn cancelled, void *cancel_context, ip_message message);
 
-ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected, int32_t output16,
                       uint8_t *pixels, size_t stride, pngc_cancel_fn cancelled, void *cancel_context,
                       ip_message message) {
     if (expected == NULL || pixels == NULL) {
         pngc_message(message, "pngc_decode: missing header or pixel buffer");
         return IP_STATUS_INTERNAL;
     }
-    return decode_rows(data, size, expected, output16, pixels, stride, NULL, NULL, cancelled, cancel_context, message);
+    return decode_rows(data, size, ranged, expected, output16, pixels, stride, NULL, NULL, cancelled, cancel_context, message);
 }
 
-ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected, int32_t output16,
                               struct bxs_shrinker *reduce, pngc_cancel_fn cancelled, void *cancel_context,
                               ip_message message) {
     if (expected == NULL || reduce == NULL || expected->interlaced) {
@@ -278,14 +305,14 @@ ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_info 
         pngc_message(message, "out of memory for one row of %zu bytes", row_bytes);
         return IP_STATUS_NO_MEMORY;
     }
-    ip_status status = decode_rows(data, size, expected, output16, NULL, row_bytes, reduce, scratch, cancelled,
+    ip_status status = decode_rows(data, size, ranged, expected, output16, NULL, row_bytes, reduce, scratch, cancelled,
                                    cancel_context, message);
     free(scratch);
     return status;
 }
 
-static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
-                             uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
+static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected,
+                             int32_t output16, uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
                              pngc_cancel_fn cancelled, void *cancel_context, ip_message message) {
     size_t row_bytes = (size_t)expected->width * (output16 ? 8u : 4u);
     if (stride < row_bytes) {
@@ -293,10 +320,12 @@ static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_info *
         return IP_STATUS_INTERNAL;
     }
     pngc_reader *reader;
-    ip_status status = reader_create(data, size, &reader, message);
+    ip_status status = reader_create(data, size, ranged, &reader, message);
     if (status != IP_STATUS_OK) return status;
-    reader->pre_inflated = pngc_inflate_whole(data, size, reduce != NULL ? PNGC_INFLATE_MAX_REDUCED : PNGC_INFLATE_MAX,
-                                              &reader->inflated);
+    /* A ranged source is large by definition (the host reads small files whole): libpng inflates it row by row
+     * from the chunks as it reads them, which is what keeps the source out of memory. */
+    reader->pre_inflated = ranged == NULL
+        && pngc_inflate_whole(data, size, reduce != NULL ? PNGC_INFLATE_MAX_REDUCED : PNGC_INFLATE_MAX, &reader->inflated);
     if (setjmp(png_jmpbuf(reader->png))) {
         /* Every row was already copied into `pixels` when libpng went on to finish the stream (and failed on, or
          * was stopped before, whatever follows the image in it): done. */

@@ -11,7 +11,7 @@ enum PNGDecoding {
     ) throws {
         guard let target else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        var header = try readHeader(view.data)
+        var header = try readHeader(view)
         defer { pngc_info_release(&header) }
         var info = ip_image_info()
         info.struct_size = UInt32(MemoryLayout<ip_image_info>.size)
@@ -25,6 +25,8 @@ enum PNGDecoding {
         var color = ip_image()
         writeColor(header, into: &color, call: view.call)
         info.copyColor(from: color)
+        // Read by ranges, only the prefix is searched (eXIf and iTXt come before the image data in the files
+        // cameras and editors write; the host reads a file whole when it keeps metadata).
         PNGMetadata.blocks(in: view.data).write(into: &info, call: view.call)
         setInfoStrings(&info, format: "png", details: header.details)
         ABIStruct.write(info, to: target)
@@ -37,16 +39,16 @@ enum PNGDecoding {
         let view = try DecodeRequestView(request)
         if view.options.page_index > 0 { throw PluginFailure.notFound("a PNG has one page; page \(view.options.page_index) asked") }
         if view.options.frame_index > 0 { throw PluginFailure.notFound("a PNG has one frame; frame \(view.options.frame_index) asked") }
-        var header = try readHeader(view.data)
+        var header = try readHeader(view)
         defer { pngc_info_release(&header) }
         let width = Int(header.width), height = Int(header.height)
         // Limits first: nothing has been allocated yet beyond libpng's header structs.
         try view.checkLimits(width: width, height: height)
         let minimum = pngc_minimum_file_size(&header)
-        if UInt64(view.data.count) < minimum {
+        if view.sourceSize < minimum {
             throw PluginFailure.truncated(
                 "PNG header claims \(width)x\(height) (\(header.details)), which needs at least \(minimum) bytes; "
-                    + "the data has \(view.data.count)")
+                    + "the data has \(view.sourceSize)")
         }
         let output16 = view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) && header.bit_depth == 16
         let factor = header.interlaced == 0 ? StandIn(full: width, height, request: view)?.blockFactor() ?? 1 : 1
@@ -65,10 +67,12 @@ enum PNGDecoding {
         let image = try Host.allocatePixels(
             view.call, width: width, height: height, format: output16 ? IP_PIXEL_RGBA16 : IP_PIXEL_RGBA8)
         guard let pixels = image.pixels else { throw PluginFailure.internalError("host returned no pixels") }
-        try codecCall { message in
-            pngc_decode(
-                view.data.baseAddress, view.data.count, &header, output16 ? 1 : 0, pixels, Int(image.stride),
-                CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
+        try withRanged(view) { ranged in
+            try codecCall { message in
+                pngc_decode(
+                    view.data.baseAddress, view.data.count, ranged, &header, output16 ? 1 : 0, pixels, Int(image.stride),
+                    CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
+            }
         }
         return image
     }
@@ -86,10 +90,12 @@ enum PNGDecoding {
                                 straight_alpha: header.hasAlpha ? 1 : 0, out: pixels, out_stride: Int(image.stride))
         guard let shrinker = bxs_create(&layout) else { throw PluginFailure(IP_STATUS_NO_MEMORY, "no memory for the row sums of a reduced decode") }
         defer { bxs_destroy(shrinker) }
-        try codecCall { message in
-            pngc_decode_reduced(
-                view.data.baseAddress, view.data.count, &header, output16 ? 1 : 0, shrinker,
-                CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
+        try withRanged(view) { ranged in
+            try codecCall { message in
+                pngc_decode_reduced(
+                    view.data.baseAddress, view.data.count, ranged, &header, output16 ? 1 : 0, shrinker,
+                    CodecCall.cancellationCallback, view.call.map { UnsafeMutableRawPointer($0) }, message)
+            }
         }
         guard bxs_rows_pushed(shrinker) == header.height else {
             throw PluginFailure.internalError("the reduced decode saw \(bxs_rows_pushed(shrinker)) of \(header.height) rows")
@@ -111,9 +117,18 @@ enum PNGDecoding {
         image.chromaticities = header.chromaticities
     }
 
-    private static func readHeader(_ data: UnsafeBufferPointer<UInt8>) throws -> pngc_info {
+    private static func readHeader(_ view: DecodeRequestView) throws -> pngc_info {
         var header = pngc_info()
-        try codecCall { message in pngc_probe(data.baseAddress, data.count, &header, message) }
+        try withRanged(view) { ranged in
+            try codecCall { message in pngc_probe(view.data.baseAddress, view.data.count, ranged, &header, message) }
+        }
         return header
+    }
+
+    /// The request's ranged source in PNGCodec's form (nil: `data` is the whole PNG), for one codec call.
+    private static func withRanged<R>(_ view: DecodeRequestView, _ body: (UnsafePointer<pngc_ranged>?) throws -> R) rethrows -> R {
+        guard let source = view.ranged else { return try body(nil) }
+        var ranged = pngc_ranged(size: source.size, read_at: source.read_at, context: source.context)
+        return try withUnsafePointer(to: &ranged) { try body($0) }
     }
 }

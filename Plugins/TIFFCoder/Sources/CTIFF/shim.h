@@ -1,4 +1,4 @@
-/* libtiff over a buffer in memory, with errors collected per file instead of printed.
+/* libtiff over a buffer in memory or a file read by ranges, with errors collected per file instead of printed.
  * libtiff's client I/O procedures and its per-file error handlers (libtiff 4.5 TIFFOpenOptions) take C signatures,
  * the handlers a va_list, so they are written here in C; the Swift plugin calls ip_tiff_open and reads `error`. */
 #include <stdarg.h>
@@ -9,10 +9,17 @@
 #include <tiffio.h>
 #include <lcms2.h>
 
+/* pread's contract (the host's ip_decode_source.read_at): the count copied, 0 at the end, -1 on an error. */
+typedef int64_t (*ip_tiff_read_at_fn)(void *context, uint64_t offset, void *buffer, size_t length);
+
 typedef struct ip_tiff_source {
     const uint8_t *data;
     uint64_t size;
     uint64_t offset;
+    /* Non-NULL: the file's `size` bytes are read through read_at (data is not used) and nothing is mapped, so
+     * libtiff reads each strip or tile into its own buffer as it decodes it. */
+    ip_tiff_read_at_fn read_at;
+    void *read_context;
     /* The first error libtiff reported for this file, as "module: message". */
     char error[512];
 } ip_tiff_source;
@@ -38,6 +45,18 @@ static inline void ip_tiff_keep_first_error(char *buffer, size_t capacity, const
 
 static inline tmsize_t ip_tiff_read(thandle_t handle, void *buffer, tmsize_t count) {
     ip_tiff_source *source = (ip_tiff_source *)handle;
+    if (source->read_at) {
+        if (count <= 0) return 0;
+        tmsize_t filled = 0;
+        while (filled < count) {
+            int64_t got = source->read_at(source->read_context, source->offset, (uint8_t *)buffer + filled, (size_t)(count - filled));
+            if (got < 0 || got > count - filled) return -1;
+            if (got == 0) break;
+            filled += (tmsize_t)got;
+            source->offset += (uint64_t)got;
+        }
+        return filled;
+    }
     return ip_tiff_copy_out(source->data, source->size, &source->offset, buffer, count);
 }
 
@@ -63,6 +82,7 @@ static inline toff_t ip_tiff_size(thandle_t handle) { return (toff_t)((ip_tiff_s
 
 static inline int ip_tiff_map(thandle_t handle, void **base, toff_t *size) {
     ip_tiff_source *source = (ip_tiff_source *)handle;
+    if (source->read_at) return 0;
     *base = (void *)source->data;
     *size = (toff_t)source->size;
     return 1;
@@ -84,7 +104,7 @@ static inline int ip_tiff_warning(TIFF *tiff, void *user, const char *module, co
     return 1; /* warnings are dropped, never printed */
 }
 
-/* Opens `source` read-only, memory-mapped, with its own error handlers and a cap on any single allocation libtiff
+/* Opens `source` read-only, memory-mapped when it is in memory, with its own error handlers and a cap on any single allocation libtiff
  * makes (strip and tile buffers, tag arrays), so a hostile header cannot make it allocate without bound. */
 static inline TIFF *ip_tiff_open(ip_tiff_source *source, tmsize_t max_single_allocation) {
     TIFFOpenOptions *options = TIFFOpenOptionsAlloc();

@@ -19,7 +19,7 @@ enum TIFFDecoding {
     static func probe(_ request: UnsafePointer<ip_decode_request>?, into info: UnsafeMutablePointer<ip_image_info>?) throws {
         guard let info else { throw PluginFailure.internalError("NULL info") }
         let view = try DecodeRequestView(request)
-        let file = try TIFFFile(view.data, limits: view.options.limits)
+        let file = try TIFFFile(view)
         try file.select(page: Int(view.options.page_index))
         let (width, height) = displaySize(file, ignoreOrientation: view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION)))
         var result = ip_image_info()
@@ -53,7 +53,7 @@ enum TIFFDecoding {
         guard let image else { throw PluginFailure.internalError("NULL image") }
         let view = try DecodeRequestView(request)
         if view.options.frame_index > 0 { throw PluginFailure.notFound("frame \(view.options.frame_index) does not exist: TIFF pages are pages, not frames") }
-        let file = try TIFFFile(view.data, limits: view.options.limits)
+        let file = try TIFFFile(view)
         let page = Int(view.options.page_index)
         try file.select(page: page)
         let ignore = view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION))

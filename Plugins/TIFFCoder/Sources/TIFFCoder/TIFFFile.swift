@@ -2,7 +2,7 @@ import CTIFF
 import PluginAPI
 import PluginKit
 
-/// One TIFF opened over the request's bytes, its pages (the directories that are not reduced-resolution copies),
+/// One TIFF opened over the request's bytes (or its source read by ranges, strip by strip), its pages (the directories that are not reduced-resolution copies),
 /// and the facts of the current one. Errors carry libtiff's own first message.
 final class TIFFFile {
     /// libtiff's process-wide handlers print to stderr: cleared once per process, before the first open.
@@ -15,12 +15,23 @@ final class TIFFFile {
     /// Directories in the main chain, pages and reduced-resolution copies together.
     let directoryCount: Int
 
-    init(_ data: UnsafeBufferPointer<UInt8>, limits: ip_limits) throws {
+    /// Over the request: its bytes, or its ranged source (valid for the call, as the file is).
+    convenience init(_ view: DecodeRequestView) throws {
+        try self.init(view.data, ranged: view.ranged, limits: view.options.limits)
+    }
+
+    init(_ data: UnsafeBufferPointer<UInt8>, ranged: ip_decode_source? = nil, limits: ip_limits) throws {
         _ = Self.silenced
         source = .allocate(capacity: 1)
         source.initialize(to: ip_tiff_source())
-        source.pointee.data = data.baseAddress
-        source.pointee.size = UInt64(data.count)
+        if let ranged {
+            source.pointee.read_at = ranged.read_at
+            source.pointee.read_context = ranged.context
+            source.pointee.size = ranged.size
+        } else {
+            source.pointee.data = data.baseAddress
+            source.pointee.size = UInt64(data.count)
+        }
         // No single allocation of libtiff's (a strip, a tile, a tag array) may exceed what the pixel limit allows
         // for a whole RGBA16 image, nor 1 GiB.
         let cap = limits.max_pixels > 0 ? min(UInt64(1) << 30, limits.max_pixels * 8) : UInt64(1) << 30

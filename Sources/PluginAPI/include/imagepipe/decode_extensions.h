@@ -36,6 +36,26 @@ typedef struct ip_decode_password {
     const char *password;
 } ip_decode_password;
 
+/* The source read by ranges instead of held in memory (ABI 1.1): a large local file is not copied into the
+ * process whole when its coder reads only what it needs (a TIFF's strips or tiles, a PNG's chunks as libpng asks).
+ * With this extension present, ip_decode_request.data/size hold only a prefix of the source (at least its first
+ * 64 KiB, or all of a smaller source: what sniffing and a header read need) and the whole source is `size` bytes
+ * read through `read_at`. The host sends it only to a coder that lists the ID in decode_extensions, and only where
+ * the coder runs in the host's process (an isolated worker receives the whole bytes). A coder that lists the ID
+ * must read past the prefix through read_at only. */
+#define IP_DECODE_EXTENSION_SOURCE "org.imagepipe.decode.source/1"
+typedef struct ip_decode_source {
+    ip_decode_extension head;
+    /* The whole source's size in bytes (the file's size when the decode began). */
+    uint64_t size;
+    /* Passed back to read_at. Borrowed as the options are. */
+    void *context;
+    /* Copies up to `length` bytes at `offset` into `buffer`, as pread(2) does: returns the count copied (less than
+     * `length` only at the end of the source, or where a file shrank while it was read), 0 at or past the end, -1
+     * on an I/O error. Thread-safe: it keeps no position, so a coder may read from several threads at once. */
+    int64_t (*read_at)(void *context, uint64_t offset, void *buffer, size_t length);
+} ip_decode_source;
+
 IP_EXTERN_C_END
 
 #endif

@@ -16,7 +16,8 @@
  * describe, ip_put_request, ip_object_info, IP_LOADER_WRITES: outputs to object storage), and IP_LOADER_RANGES
  * (a loader that honours a "Range:" request line: header-only reads of large remote sources), and a probe's metadata
  * blocks (ip_image_info.exif, .xmp: what `info` summarises), and the blocks an encoder embeds (ip_encode_options.exif,
- * .xmp: what the metadata policy keeps).
+ * .xmp: what the metadata policy keeps), and the decode extension of a source read by ranges
+ * (IP_DECODE_EXTENSION_SOURCE: a large local file read strip by strip, not copied whole).
  *
  * Rationale: `struct_size` on every struct (rather than only a version number) lets a reader handle
  * a table from a newer or older minor without knowing which fields that minor added.

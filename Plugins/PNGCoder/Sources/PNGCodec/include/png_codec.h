@@ -51,9 +51,20 @@ void pngc_info_release(pngc_info *info);
 /* Returns non-zero once the caller wants the work to stop. Called between rows, never inside libpng. */
 typedef int32_t (*pngc_cancel_fn)(void *context);
 
-/* Reads the header of the PNG in data[0..size) into *info. Allocates only libpng's small structs.
+/* A PNG read by ranges instead of held in memory (the host's IP_DECODE_EXTENSION_SOURCE): `size` bytes, read with
+ * read_at (pread's contract: the count copied, 0 at the end, -1 on an error). Where a function takes one, data and
+ * size hold only the source's first bytes (the signature at least), and every byte libpng asks for is read through
+ * read_at at its offset: a 200 MB file is never copied whole. NULL: data[0..size) is the whole PNG. */
+typedef int64_t (*pngc_read_at_fn)(void *context, uint64_t offset, void *buffer, size_t length);
+typedef struct pngc_ranged {
+    uint64_t size;
+    pngc_read_at_fn read_at;
+    void *context;
+} pngc_ranged;
+
+/* Reads the header of the PNG in data[0..size) (or `ranged`, when not NULL) into *info. Allocates only libpng's small structs.
  * Returns OK, TRUNCATED, INVALID_DATA or NO_MEMORY with a message. [thread-safe] */
-ip_status pngc_probe(const uint8_t *data, size_t size, pngc_info *info, ip_message message);
+ip_status pngc_probe(const uint8_t *data, size_t size, const pngc_ranged *ranged, pngc_info *info, ip_message message);
 
 /* The smallest number of bytes a valid PNG of this header can have: deflate expands at most ~1032:1, so a
  * header that claims more pixels than its file could ever hold is detected before anything is allocated. */
@@ -64,7 +75,7 @@ uint64_t pngc_minimum_file_size(const pngc_info *info);
  * `expected` is the header a previous pngc_probe returned for the same bytes (the buffer was sized from it).
  * cancelled may be NULL. Returns OK, TRUNCATED, INVALID_DATA, CANCELLED, NO_MEMORY or INTERNAL; on an error
  * the rows already written are left as they are. [thread-safe] */
-ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+ip_status pngc_decode(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected, int32_t output16,
                       uint8_t *pixels, size_t stride, pngc_cancel_fn cancelled, void *cancel_context,
                       ip_message message);
 
@@ -74,7 +85,7 @@ struct bxs_shrinker;
  * output16) instead of into a full-size buffer: the shrinker's output is then the reduced image. Only one row of
  * the full size is ever held. Non-interlaced PNGs only (an Adam7 pass revisits every row: INTERNAL otherwise).
  * [thread-safe] */
-ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_info *expected, int32_t output16,
+ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected, int32_t output16,
                               struct bxs_shrinker *reduce, pngc_cancel_fn cancelled, void *cancel_context,
                               ip_message message);
 
