@@ -105,7 +105,7 @@ public final class ImageManager: Sendable {
         let options = withSource(request.options, request.url)
         var image: Image
         if !usesDataCache, let (source, route) = rangedSource(for: request, key: key, options: options) {
-            counters.update { $0.fetches += 1 }
+            counters.update { $0.fetches += 1; $0.rangedReads += 1 }
             do {
                 image = try await decode(source.prefix, route: route, options: options, key: key, priority: priority, ranged: source)
             } catch let error as PipelineError {

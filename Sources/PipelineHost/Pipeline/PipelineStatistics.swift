@@ -7,6 +7,8 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var memoryCacheHits = 0
     /// Originals loaded by a loader (each shared fetch counts once).
     public var fetches = 0
+    /// Of those, local files read by ranges by their coder instead of whole (`rangedReadThreshold`).
+    public var rangedReads = 0
     /// Coder decodes started (a full decode shared by several sizes counts once).
     public var decodes = 0
     /// Transformer chains run (identical requests share one).
