@@ -175,6 +175,7 @@ final class BatchRunner: Sendable {
                 return .finished
             }
         }
+        if source.isLocal, try renderByRanges(source, started: started, sourceStatus: sourceStatus) { return .finished }
         let request = ImageRequest(url: source.location, options: settings.options, loadOptions: settings.loadOptions)
         let (bytes, fromCache) = try LaneThreads.wait { [manager] in try await manager.originalData(for: request) }
         let cache = source.isLocal ? "file" : fromCache ? "disk-cache" : "network"
@@ -195,6 +196,26 @@ final class BatchRunner: Sendable {
         }
         for page in selected { try renderPage(page, of: bytes, context: context, sourceStatus: sourceStatus) }
         return .finished
+    }
+
+    /// A large local file whose coder reads by ranges in this process (PNG, TIFF) decoded from the file itself, as
+    /// the image manager does above `rangedReadThreshold`: a lane then holds no copy of it, which for a folder of
+    /// 300 MB scans is most of what `jobs` lanes would otherwise hold at once. Only the plain case — one page, no
+    /// frames, no metadata kept (the metadata is read from the bytes) —; false leaves the source to the bytes path.
+    private func renderByRanges(_ source: BatchSource, started: Double, sourceStatus: stat?) throws -> Bool {
+        guard settings.pages == nil, !settings.everyFrame, settings.encodeOptions.keepMetadata == .none,
+              let threshold = manager.configuration.rangedReadThreshold,
+              let ranged = RangedSource(url: source.location, threshold: threshold),
+              let route = host.coders.rangedRoute(for: ranged, options: settings.options) else { return false }
+        let context = OutputContext(source: source, route: route, cache: "file", started: started, metadata: nil)
+        let targets = try plan(source, pages: [settings.options.pageIndex], sourceStatus: sourceStatus)
+        let due = targets.filter { !isUpToDate($0, sourceStatus: sourceStatus) }
+        for target in targets where !due.contains(where: { $0.path == target.path }) { recordUpToDate(target, source: source) }
+        guard !due.isEmpty else { return true }
+        let images = try host.coders.decode(source: ranged, options: settings.options, sizes: due.map(\.size), route: route,
+                                            transformers: settings.transformers)
+        for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
+        return true
     }
 
     /// Every size of one page: the outputs not up to date, from one decode.
