@@ -30,19 +30,33 @@ public final class RangedSource: Sendable {
     /// Opens the local file `url` names (an absolute path, or a `file:` URL without a host) when it is a regular
     /// file of at least `threshold` bytes. Nil for anything else, an error included: the caller then loads the URL
     /// as any other source, through the file loader, which says why it cannot.
-    public init?(url: String, threshold: Int = defaultThreshold) {
+    public convenience init?(url: String, threshold: Int = defaultThreshold) {
         guard let path = LocalFilePath.parse(url) else { return nil }
         let fd = (path + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
         }
         guard fd >= 0 else { return nil }
+        self.init(adopting: fd, threshold: threshold)
+    }
+
+    /// Reads an already open file, for an embedder that opens its sources itself (a service opening files beneath
+    /// its root folder, so that what is read is what was checked): the source keeps a duplicate of `descriptor`,
+    /// which the caller still owns. Nil when it is not a regular file of at least `threshold` bytes.
+    public convenience init?(descriptor: Int32, threshold: Int = defaultThreshold) {
+        let own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard own >= 0 else { return nil }
+        self.init(adopting: own, threshold: threshold)
+    }
+
+    /// Takes `fd` over: kept when it qualifies, closed otherwise.
+    private init?(adopting fd: Int32, threshold: Int) {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= threshold, info.st_size > 0 else {
             close(fd)
             return nil
         }
         let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        if flags >= 0, flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         var prefix = [UInt8](repeating: 0, count: min(Self.prefixLength, Int(info.st_size)))
         let read = prefix.withUnsafeMutableBytes { Self.readFully(fd, at: 0, into: $0) }
         guard read > 0 else {

@@ -2,6 +2,15 @@
 public protocol DataLoading: Sendable {
     func canLoad(url: String) -> Bool
     func load(url: String, options: LoadOptions) async throws -> [UInt8]
+    /// The source as a file its coder may read by ranges (`RangedSource`), when it is one of at least `threshold`
+    /// bytes that `load` would read whole within `options` (a limit it would refuse leaves it to `load`, which
+    /// says why). Default nil: every source is loaded whole. A loader of local files implements it so that a
+    /// 300 MB scan's thumbnail reads the strips it needs instead of the file.
+    func rangedSource(url: String, options: LoadOptions, threshold: Int) -> RangedSource?
+}
+
+extension DataLoading {
+    public func rangedSource(url: String, options: LoadOptions, threshold: Int) -> RangedSource? { nil }
 }
 
 /// The scheme of a URL, or "file" for a plain path.

@@ -166,14 +166,22 @@ public final class ImageManager: Sendable {
     }
 
     /// A local file its coder reads by ranges, and the route for it, when that applies: a file of at least
-    /// `rangedReadThreshold` bytes, loaded by the plugin loaders (not the embedder's own loader, which may confine
-    /// what is read, and only when some loader reads the URL at all), not on the failed list, whose coder reads
-    /// ranges in this process. Anything else, a file that cannot be opened included, takes the loader's path.
+    /// `rangedReadThreshold` bytes and within the request's `maxBytes`, not on the failed list, whose coder reads
+    /// ranges in this process. The embedder's own loader, when it claims the URL, opens the file itself (it may
+    /// confine what is read: `DataLoading.rangedSource`); otherwise a `file:` URL is opened here, only when some
+    /// plugin loader reads it at all. Anything else, a file that cannot be opened included, takes the loader's path.
     private func rangedSource(for request: ImageRequest, key: ImageCacheKey, options: DecodeOptions) -> (RangedSource, CoderRoute)? {
-        guard let threshold = configuration.rangedReadThreshold, request.fetchPolicy.mayLoad, urlScheme(of: request.url) == "file",
-              configuration.sourceLoader?.canLoad(url: request.url) != true, host.loaders.canLoad(url: request.url),
-              request.retryFailed || failed.failure(for: key.dataKey) == nil,
-              let source = RangedSource(url: request.url, threshold: threshold),
+        guard let threshold = configuration.rangedReadThreshold, request.fetchPolicy.mayLoad,
+              request.retryFailed || failed.failure(for: key.dataKey) == nil else { return nil }
+        let source: RangedSource?
+        if let loader = configuration.sourceLoader, loader.canLoad(url: request.url) {
+            source = loader.rangedSource(url: request.url, options: request.loadOptions, threshold: threshold)
+        } else if urlScheme(of: request.url) == "file", host.loaders.canLoad(url: request.url) {
+            source = RangedSource(url: request.url, threshold: threshold)
+        } else {
+            source = nil
+        }
+        guard let source, request.loadOptions.maxBytes.map({ source.size <= UInt64(max($0, 0)) }) ?? true,
               let route = host.coders.rangedRoute(for: source, options: options) else { return nil }
         return (source, route)
     }

@@ -46,20 +46,8 @@ final class RootedFiles: DataLoading {
     func canLoad(url: String) -> Bool { url.hasPrefix(Self.scheme) }
 
     func load(url: String, options: LoadOptions) async throws -> [UInt8] {
-        guard let mark = url.lastIndex(of: "?"), url.hasPrefix(Self.scheme) else {
-            throw failure(url, .invalidData, "not a versioned local source")
-        }
-        let relative = "/" + url[url.index(url.startIndex, offsetBy: Self.scheme.count)..<mark]
-        let expected = url[url.index(mark, offsetBy: 3)...]
-        let descriptor = ip_open_beneath(root, relative)
-        guard descriptor >= 0 else {
-            let cause = errno
-            throw failure(url, cause == ENOENT || cause == ENOTDIR ? .notFound : .refused, String(cString: strerror(cause)))
-        }
+        let (descriptor, info) = try opened(url)
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw failure(url, .notFound, "not a file") }
-        guard Self.identity(info) == expected else { throw failure(url, .io, "the file changed while the request was made; try again") }
         let size = Int(info.st_size)
         if let limit = options.maxBytes, size > limit {
             throw failure(url, .limitExceeded, "the file of \(size) bytes exceeds the limit of \(limit) bytes")
@@ -76,6 +64,39 @@ final class RootedFiles: DataLoading {
         }
         guard failed == 0, bytes.count == size else { throw failure(url, .truncated, "the file was cut while it was read") }
         return bytes
+    }
+
+    /// A large source read by its coder through the descriptor opened beneath the root, with the same checks as
+    /// `load` (a file, the URL's identity); nil for anything `load` would refuse or read whole, so that `load` says why.
+    func rangedSource(url: String, options: LoadOptions, threshold: Int) -> RangedSource? {
+        guard let (descriptor, info) = try? opened(url) else { return nil }
+        defer { close(descriptor) }
+        if let limit = options.maxBytes, info.st_size > limit { return nil }
+        return RangedSource(descriptor: descriptor, threshold: threshold)
+    }
+
+    /// The file a versioned URL names, opened beneath the root and checked: a regular file with the URL's identity.
+    private func opened(_ url: String) throws -> (Int32, stat) {
+        guard let mark = url.lastIndex(of: "?"), url.hasPrefix(Self.scheme) else {
+            throw failure(url, .invalidData, "not a versioned local source")
+        }
+        let relative = "/" + url[url.index(url.startIndex, offsetBy: Self.scheme.count)..<mark]
+        let expected = url[url.index(mark, offsetBy: 3)...]
+        let descriptor = ip_open_beneath(root, relative)
+        guard descriptor >= 0 else {
+            let cause = errno
+            throw failure(url, cause == ENOENT || cause == ENOTDIR ? .notFound : .refused, String(cString: strerror(cause)))
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw failure(url, .notFound, "not a file")
+        }
+        guard Self.identity(info) == expected else {
+            close(descriptor)
+            throw failure(url, .io, "the file changed while the request was made; try again")
+        }
+        return (descriptor, info)
     }
 
     /// Device, inode, size, modification and status-change times (nanoseconds): a rename over it, an edit in place
