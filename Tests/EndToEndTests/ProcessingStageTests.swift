@@ -17,9 +17,7 @@ import TestSupport
         host = try PluginSandbox.host(loading: ["libHTTPLoader.so", "libPNGCoder.so", "libGIFCoder.so", "libJPEGCoder.so", "libFileLoader.so"])
         // 1600x1200 noise: a PNG whose decode takes tens of milliseconds, so requests overlap on it. Interlaced, so
         // that it is a raster decoded at full size (a non-interlaced PNG shrinks on load for each size instead).
-        var generator = SplitMix64(seed: 15)
-        var pixels = [UInt8](repeating: 255, count: 1600 * 1200 * 4)
-        for i in pixels.indices where i % 4 != 3 { pixels[i] = UInt8(truncatingIfNeeded: generator.next()) }
+        let pixels = SplitMix64.opaqueNoise(width: 1600, height: 1200, seed: 15)
         let png = try host.coders.encode(try Image(width: 1600, height: 1200, bytes: pixels), format: "png",
                                          options: EncodeOptions(progressive: true))
         try Data(png).write(to: URL(fileURLWithPath: folder + "/big.png"))

@@ -12,9 +12,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let host = try PluginSandbox.host(loading: ["libPNGCoder.so"])
         // Opaque noise does not compress: a 2600x2600 PNG is about 20 MB (RGB), over the 16 MiB ranged-read threshold.
-        var generator = SplitMix64(seed: 41)
-        var pixels = [UInt8](repeating: 255, count: 2600 * 2600 * 4)
-        for i in pixels.indices where i % 4 != 3 { pixels[i] = UInt8(truncatingIfNeeded: generator.next()) }
+        var pixels = SplitMix64.opaqueNoise(width: 2600, height: 2600, seed: 41)
         let png = try host.coders.encode(try Image(width: 2600, height: 2600, bytes: pixels), format: "png", options: EncodeOptions(speed: 10))
         pixels = []
         #expect(png.count > RangedSource.defaultThreshold)

@@ -14,9 +14,7 @@ import TestSupport
         folder = try TestPaths.temporaryDirectory("ranged-source")
         host = try PluginSandbox.host(loading: ["libPNGCoder.so", "libFileLoader.so"])
         // 1600x1200 noise: several megabytes that do not compress, decoded row by row from the file.
-        var generator = SplitMix64(seed: 29)
-        var pixels = [UInt8](repeating: 255, count: 1600 * 1200 * 4)
-        for i in pixels.indices where i % 4 != 3 { pixels[i] = UInt8(truncatingIfNeeded: generator.next()) }
+        let pixels = SplitMix64.opaqueNoise(width: 1600, height: 1200, seed: 29)
         let png = try host.coders.encode(try Image(width: 1600, height: 1200, bytes: pixels), format: "png", options: EncodeOptions())
         bigPNG = folder + "/big.png"
         try Data(png).write(to: URL(fileURLWithPath: bigPNG))

@@ -13,3 +13,14 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+extension SplitMix64 {
+    /// Opaque RGBA noise, `width × height`: pixels no PNG filter or deflate can shrink, so a test can make a source
+    /// of a chosen size (about 3 bytes a pixel as PNG) whose decode takes measurable time.
+    public static func opaqueNoise(width: Int, height: Int, seed: UInt64) -> [UInt8] {
+        var generator = SplitMix64(seed: seed)
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for i in pixels.indices where i % 4 != 3 { pixels[i] = UInt8(truncatingIfNeeded: generator.next()) }
+        return pixels
+    }
+}
