@@ -208,18 +208,22 @@ final class BatchRunner: Sendable {
               let ranged = RangedSource(url: source.location, threshold: threshold),
               let route = host.coders.rangedRoute(for: ranged, options: settings.options) else { return false }
         let context = OutputContext(source: source, route: route, cache: "file", started: started, metadata: nil)
-        let targets = try plan(source, pages: [settings.options.pageIndex], sourceStatus: sourceStatus)
-        let due = targets.filter { !isUpToDate($0, sourceStatus: sourceStatus) }
-        for target in targets where !due.contains(where: { $0.path == target.path }) { recordUpToDate(target, source: source) }
-        guard !due.isEmpty else { return true }
-        let images = try host.coders.decode(source: ranged, options: settings.options, sizes: due.map(\.size), route: route,
-                                            transformers: settings.transformers)
-        for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
+        try renderPage(settings.options.pageIndex, context: context, sourceStatus: sourceStatus) { options, sizes in
+            try host.coders.decode(source: ranged, options: options, sizes: sizes, route: route, transformers: settings.transformers)
+        }
         return true
     }
 
     /// Every size of one page: the outputs not up to date, from one decode.
     private func renderPage(_ page: Int, of bytes: [UInt8], context: OutputContext, sourceStatus: stat?) throws {
+        try renderPage(page, context: context, sourceStatus: sourceStatus) { options, sizes in
+            try host.coders.decode(data: bytes, options: options, sizes: sizes, transformers: settings.transformers, route: context.route)
+        }
+    }
+
+    /// Plans one page's outputs, records those up to date, and writes the others from one `decode` of all their sizes.
+    private func renderPage(_ page: Int, context: OutputContext, sourceStatus: stat?,
+                            decode: (DecodeOptions, [PixelSize]) throws -> [Image]) throws {
         let source = context.source
         let targets = try plan(source, pages: [page], sourceStatus: sourceStatus)
         let due = targets.filter { !isUpToDate($0, sourceStatus: sourceStatus) }
@@ -228,8 +232,7 @@ final class BatchRunner: Sendable {
         var options = settings.options
         options.pageIndex = page
         options.sourceURL = source.isLocal ? nil : source.location
-        let images = try host.coders.decode(data: bytes, options: options, sizes: due.map(\.size), transformers: settings.transformers,
-                                            route: context.route)
+        let images = try decode(options, due.map(\.size))
         for (target, image) in zip(due, images) { try write(image, to: target, context: context) }
     }
 
