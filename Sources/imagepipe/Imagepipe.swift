@@ -96,6 +96,7 @@ enum Imagepipe {
         while !RequestDeadline.claimExit() { pause() }
         if let line { Output.error(line) }
         IsolationSetup.endWorkers()  // none may outlive the CLI (see there)
+        await BackgroundWork.drain()  // no exit inside a dlopen (see there)
         exit(status)
     }
 }

@@ -44,7 +44,7 @@ enum RenderCommand: Command {
         try IsolationSetup.configure(args, host: host)
         try PipelineSetup.requireEncoder(for: format, in: host)
         // The encoder's plugin opens on another core while the source loads and decodes.
-        if let encoder = host.coders.encoder(for: format) { Task.detached(priority: .utility) { encoder.preload() } }
+        if let encoder = host.coders.encoder(for: format) { BackgroundWork.start { encoder.preload() } }
         let options = try DecodeArguments.options(args)
         let encodeOptions = try EncodeArguments.options(args)
         let transformers = try ProcessingArguments.transformers(args, background: encodeOptions.background, coders: host.coders)
