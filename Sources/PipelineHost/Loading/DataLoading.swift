@@ -3,9 +3,9 @@ public protocol DataLoading: Sendable {
     func canLoad(url: String) -> Bool
     func load(url: String, options: LoadOptions) async throws -> [UInt8]
     /// The source as a file its coder may read by ranges (`RangedSource`), when it is one of at least `threshold`
-    /// bytes that `load` would read whole within `options` (a limit it would refuse leaves it to `load`, which
-    /// says why). Default nil: every source is loaded whole. A loader of local files implements it so that a
-    /// 300 MB scan's thumbnail reads the strips it needs instead of the file.
+    /// bytes that `load` would read (anything it would refuse is left to `load`, which says why; the image manager
+    /// itself holds the file to `options.maxBytes`). Default nil: every source is loaded whole. A loader of local
+    /// files implements it so that a 300 MB scan's thumbnail reads the strips it needs instead of the file.
     func rangedSource(url: String, options: LoadOptions, threshold: Int) -> RangedSource?
 }
 

@@ -170,6 +170,14 @@ public final class ImageManager: Sendable {
     /// ranges in this process. The embedder's own loader, when it claims the URL, opens the file itself (it may
     /// confine what is read: `DataLoading.rangedSource`); otherwise a `file:` URL is opened here, only when some
     /// plugin loader reads it at all. Anything else, a file that cannot be opened included, takes the loader's path.
+    /// The ranged source and route `image(for:)` would take for `request` (nil where it would read the bytes), for a
+    /// caller that decodes by itself, as the batch command does, so that both hold a file to the same rules.
+    public func rangedSource(for request: ImageRequest) -> (RangedSource, CoderRoute)? {
+        guard !dataCacheApplies(to: request.url) else { return nil }
+        return rangedSource(for: request, key: ImageCacheKey(request, filter: configuration.keyFilter),
+                            options: withSource(request.options, request.url))
+    }
+
     private func rangedSource(for request: ImageRequest, key: ImageCacheKey, options: DecodeOptions) -> (RangedSource, CoderRoute)? {
         guard let threshold = configuration.rangedReadThreshold, request.fetchPolicy.mayLoad,
               request.retryFailed || failed.failure(for: key.dataKey) == nil else { return nil }

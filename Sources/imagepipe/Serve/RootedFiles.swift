@@ -67,11 +67,11 @@ final class RootedFiles: DataLoading {
     }
 
     /// A large source read by its coder through the descriptor opened beneath the root, with the same checks as
-    /// `load` (a file, the URL's identity); nil for anything `load` would refuse or read whole, so that `load` says why.
+    /// `load` (a file, the URL's identity; the image manager holds it to `maxBytes`); nil for anything `load` would
+    /// refuse or read whole, so that `load` says why.
     func rangedSource(url: String, options: LoadOptions, threshold: Int) -> RangedSource? {
-        guard let (descriptor, info) = try? opened(url) else { return nil }
+        guard let (descriptor, _) = try? opened(url) else { return nil }
         defer { close(descriptor) }
-        if let limit = options.maxBytes, info.st_size > limit { return nil }
         return RangedSource(descriptor: descriptor, threshold: threshold)
     }
 

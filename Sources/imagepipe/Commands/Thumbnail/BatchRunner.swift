@@ -198,15 +198,15 @@ final class BatchRunner: Sendable {
         return .finished
     }
 
-    /// A large local file whose coder reads by ranges in this process (PNG, TIFF) decoded from the file itself, as
-    /// the image manager does above `rangedReadThreshold`: a lane then holds no copy of it, which for a folder of
-    /// 300 MB scans is most of what `jobs` lanes would otherwise hold at once. Only the plain case — one page, no
-    /// frames, no metadata kept (the metadata is read from the bytes) —; false leaves the source to the bytes path.
+    /// A large local file whose coder reads by ranges in this process (PNG, TIFF) decoded from the file itself, where
+    /// the image manager would (`ImageManager.rangedSource(for:)`: its threshold, limits and failed list): a lane then
+    /// holds no copy of it, which for a folder of 300 MB scans is most of what `jobs` lanes would otherwise hold at
+    /// once. Only the plain case — one page, no frames, no metadata kept (the metadata is read from the bytes) —;
+    /// false leaves the source to the bytes path.
     private func renderByRanges(_ source: BatchSource, started: Double, sourceStatus: stat?) throws -> Bool {
         guard settings.pages == nil, !settings.everyFrame, settings.encodeOptions.keepMetadata == .none,
-              let threshold = manager.configuration.rangedReadThreshold,
-              let ranged = RangedSource(url: source.location, threshold: threshold),
-              let route = host.coders.rangedRoute(for: ranged, options: settings.options) else { return false }
+              let (ranged, route) = manager.rangedSource(for: ImageRequest(url: source.location, options: settings.options,
+                                                                          loadOptions: settings.loadOptions)) else { return false }
         let context = OutputContext(source: source, route: route, cache: "file", started: started, metadata: nil)
         try renderPage(settings.options.pageIndex, context: context, sourceStatus: sourceStatus) { options, sizes in
             try host.coders.decode(source: ranged, options: options, sizes: sizes, route: route, transformers: settings.transformers)
