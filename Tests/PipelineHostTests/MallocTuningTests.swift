@@ -5,9 +5,10 @@ import Foundation
 import PipelineHost
 import Testing
 
-/// The service's arena bound, checked by what glibc does with it rather than by mallopt's answer (which is 1 even
-/// for a parameter glibc does not know).
-@Suite struct MallocTuningTests {
+/// The service's arena bound and thresholds, checked by what glibc does with it rather than by mallopt's answer (which is 1 even
+/// for a parameter glibc does not know). Serialized: the periodic trim's timer would return the pages another test
+/// counts on staying resident.
+@Suite(.serialized) struct MallocTuningTests {
     private typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
 
     /// The arenas glibc has made in this process so far: the `<heap nr=` elements of malloc_info's report.
@@ -69,6 +70,34 @@ import Testing
             resident += vector[0..<pages].reduce(0) { $0 + Int($1 & 1) }
         }
         return resident
+    }
+
+    @Test("with the service's thresholds a freed 8 MiB buffer stays resident for the next render, and a 48 MiB one is unmapped when freed",
+          .enabled(if: getenv("MALLOC_MMAP_THRESHOLD_") == nil && getenv("MALLOC_TRIM_THRESHOLD_") == nil,
+                   "the environment fixes glibc's thresholds instead"))
+    func fixedThresholdsKeepTheWorkingSetAndReturnHugeBuffers() throws {
+        let settings = MallocTuning.applyServiceSettings()
+        #expect(settings.mmapThreshold == MallocTuning.mmapThreshold)
+        #expect(settings.trimThreshold == MallocTuning.trimThreshold)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        // Below the threshold: from an arena, and still resident once freed (glibc's default would have mapped it
+        // and unmapped it at free, so the next render of the same size faults in fresh zeroed pages).
+        let size = 8 << 20
+        // (A live block above it, as a service's other buffers are, keeps free from merging it into the heap's top:
+        // large enough to come from the top, not from a free chunk below.)
+        let block = try #require(malloc(size))
+        let after = try #require(malloc(1 << 20))
+        defer { free(after) }
+        memset(block, 1, size)
+        free(block)
+        let kept = try Self.residentPages(of: [block][...], size: size, unmappedIsReturned: true)
+        #expect(kept > size / page * 9 / 10, "\(kept) of \(size / page) pages stayed resident after free")
+        // Above it: its own mapping, gone at free, so one huge decode does not raise the RSS for good.
+        let hugeSize = 48 << 20
+        let huge = try #require(malloc(hugeSize))
+        memset(huge, 1, hugeSize)
+        free(huge)
+        #expect(try Self.residentPages(of: [huge][...], size: hugeSize, unmappedIsReturned: true) == 0)
     }
 
     @Test("the periodic trim gives freed heap pages back, which a plain free keeps while a block above them lives")

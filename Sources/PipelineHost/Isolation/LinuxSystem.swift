@@ -43,7 +43,9 @@ enum LinuxSystem {
     private static let mallocTrimFunction = symbol("malloc_trim", as: MallocTrim.self)
 
     /// glibc's <malloc.h> parameters the worker tunes (not exported by the Glibc module).
+    static let M_TRIM_THRESHOLD: Int32 = -1
     static let M_TOP_PAD: Int32 = -2
+    static let M_MMAP_THRESHOLD: Int32 = -3
     static let M_ARENA_MAX: Int32 = -8
 
     /// glibc's mallopt, for what MALLOC_ARENA_MAX / MALLOC_TOP_PAD_ do at exec time; false when it failed.

@@ -116,9 +116,10 @@ enum ServeCommand: Command {
                     without it wm: is 400
                     """)),
             .option(Option("only-presets", help: "URLs may name presets only (bare names or pr:): any other option is 400")),
-            .option(Option("malloc-trim", value: "SECONDS|off", default: "10", help: """
-                    hand malloc's free pages back to the kernel this often, so the RSS of a long run
-                    stays flat (default {default})
+            .option(Option("malloc-trim", value: "SECONDS|off", default: "off", help: """
+                    hand malloc's idle pages back to the kernel this often: a lower mean RSS, but one
+                    that swings with the period (default {default}: malloc keeps what the request mix
+                    reuses, so the RSS stays flat at its working set)
                     """)),
         ]),
         IsolationSetup.section,
@@ -128,7 +129,7 @@ enum ServeCommand: Command {
     static let help = header + "\n\n" + sections.text
 
     static func run(_ arguments: [String]) async throws {
-        // Before the first request allocates (see MallocTuning): keeps the RSS of a long run flat.
+        // Before the first request allocates (see MallocTuning): keeps the RSS of a long run flat at its working set.
         MallocTuning.applyForService()
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.isEmpty else { throw UsageError("serve takes no operands, got \(args.positionals.joined(separator: " "))") }
