@@ -72,32 +72,30 @@ import Testing
         return resident
     }
 
-    @Test("with the service's thresholds a freed 8 MiB buffer stays resident for the next render, and a 48 MiB one is unmapped when freed",
+    @Test("with the service's thresholds an 8 MiB buffer comes from an arena (reused by the next render), and a 48 MiB one is unmapped when freed",
           .enabled(if: getenv("MALLOC_MMAP_THRESHOLD_") == nil && getenv("MALLOC_TRIM_THRESHOLD_") == nil,
                    "the environment fixes glibc's thresholds instead"))
     func fixedThresholdsKeepTheWorkingSetAndReturnHugeBuffers() throws {
         let settings = MallocTuning.applyServiceSettings()
         #expect(settings.mmapThreshold == MallocTuning.mmapThreshold)
         #expect(settings.trimThreshold == MallocTuning.trimThreshold)
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        // Below the threshold: from an arena, and still resident once freed (glibc's default would have mapped it
-        // and unmapped it at free, so the next render of the same size faults in fresh zeroed pages).
+        // Below the threshold: from an arena, not a mapping of its own (glibc's default would have mapped it and
+        // unmapped it at free, so the next render of the same size faults in fresh zeroed pages). glibc marks a
+        // mapped chunk with bit 1 (IS_MMAPPED) of the size word before the block. (Whether its pages stay resident
+        // after free is not asked: a trim elsewhere in this test process may return them.)
         let size = 8 << 20
-        // (A live block above it, as a service's other buffers are, keeps free from merging it into the heap's top:
-        // large enough to come from the top, not from a free chunk below.)
         let block = try #require(malloc(size))
-        let after = try #require(malloc(1 << 20))
-        defer { free(after) }
-        memset(block, 1, size)
-        free(block)
-        let kept = try Self.residentPages(of: [block][...], size: size, unmappedIsReturned: true)
-        #expect(kept > size / page * 9 / 10, "\(kept) of \(size / page) pages stayed resident after free")
+        defer { free(block) }
+        let sizeWord = block.load(fromByteOffset: -MemoryLayout<UInt>.size, as: UInt.self)
+        #expect(sizeWord & 2 == 0, "an 8 MiB block was mapped on its own (size word \(String(sizeWord, radix: 16)))")
+        #expect(Int(sizeWord & ~7) >= size)
         // Above it: its own mapping, gone at free, so one huge decode does not raise the RSS for good.
         let hugeSize = 48 << 20
         let huge = try #require(malloc(hugeSize))
         memset(huge, 1, hugeSize)
         free(huge)
-        #expect(try Self.residentPages(of: [huge][...], size: hugeSize, unmappedIsReturned: true) == 0)
+        // (Nearly none rather than none: another test's allocation may map the freed range again meanwhile.)
+        #expect(try Self.residentPages(of: [huge][...], size: hugeSize, unmappedIsReturned: true) < (hugeSize >> 12) / 10)
     }
 
     @Test("the periodic trim gives freed heap pages back, which a plain free keeps while a block above them lives")

@@ -252,13 +252,7 @@ struct PremultipliedRows {
                     t[0] += r; t[1] += g; t[2] += b; t[3] += a
                 }
             }
-            // Normalise each output by the number of source pixels it averaged.
-            for x in 0..<width {
-                let columnCount = x == width - 1 ? image.width - x * blockX : blockX
-                let n = Float(rowCount * columnCount)
-                let t = target + x * 4
-                t[0] /= n; t[1] /= n; t[2] /= n; t[3] /= n
-            }
+            normalize(target, rowCount: rowCount)
         }
     }
 
@@ -311,12 +305,17 @@ struct PremultipliedRows {
                     }
                 }
             }
-            for x in 0..<width {
-                let columnCount = x == width - 1 ? image.width - x * blockX : blockX
-                let n = Float(rowCount * columnCount)
-                let t = target + x * 4
-                t[0] /= n; t[1] /= n; t[2] /= n; t[3] /= n
-            }
+            normalize(target, rowCount: rowCount)
+        }
+    }
+
+    /// Divides each output by the number of source pixels it averaged (the last block absorbs the remainder).
+    private func normalize(_ target: UnsafeMutablePointer<Float>, rowCount: Int) {
+        for x in 0..<width {
+            let columnCount = x == width - 1 ? image.width - x * blockX : blockX
+            let n = Float(rowCount * columnCount)
+            let t = target + x * 4
+            t[0] /= n; t[1] /= n; t[2] /= n; t[3] /= n
         }
     }
 
