@@ -214,8 +214,8 @@ struct PremultipliedRows {
 
     /// Fills `target` with `width` premultiplied RGBA floats for reduced row `y`.
     func load(row y: Int, into target: UnsafeMutablePointer<Float>) {
-        if image.pixelFormat == .rgba8 {
-            if blockX == 1, blockY == 1 { loadUnreduced8(row: y, into: target) } else { loadBlocks8(row: y, into: target) }
+        if image.pixelFormat == .rgba8, blockX == 1, blockY == 1 {
+            loadUnreduced8(row: y, into: target)
             return
         }
         target.update(repeating: 0, count: width * 4)
@@ -225,31 +225,36 @@ struct PremultipliedRows {
         // The last block absorbs the remainder rows/columns so no source pixel is dropped.
         let rowCount = y == height - 1 ? image.height - firstSourceRow : blockY
         image.withUnsafeRows { pixels in
-            for sy in firstSourceRow..<(firstSourceRow + rowCount) {
-                let row = pixels + sy * image.stride
-                for x in 0..<width {
-                    let firstColumn = x * blockX
-                    let columnCount = x == width - 1 ? image.width - firstColumn : blockX
-                    var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                    for sx in firstColumn..<(firstColumn + columnCount) {
-                        var pr: Float, pg: Float, pb: Float, pa: Float
-                        switch image.pixelFormat {
-                        case .rgba8:
-                            let p = row + sx * 4
-                            pr = Float(p[0]); pg = Float(p[1]); pb = Float(p[2]); pa = Float(p[3])
-                        case .rgba16:
-                            let p = UnsafeRawPointer(row + sx * 8).assumingMemoryBound(to: UInt16.self)
-                            pr = Float(p[0]); pg = Float(p[1]); pb = Float(p[2]); pa = Float(p[3])
+            Self.alphaScale8.withUnsafeBufferPointer { scale8 in
+                for sy in firstSourceRow..<(firstSourceRow + rowCount) {
+                    let row = pixels + sy * image.stride
+                    for x in 0..<width {
+                        let firstColumn = x * blockX
+                        let columnCount = x == width - 1 ? image.width - firstColumn : blockX
+                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                        for sx in firstColumn..<(firstColumn + columnCount) {
+                            var pr: Float, pg: Float, pb: Float, pa: Float
+                            // alpha / max: from the table for 8 bits (the same quotient, without a divide per pixel).
+                            var k: Float
+                            switch image.pixelFormat {
+                            case .rgba8:
+                                let p = row + sx * 4
+                                pr = Float(p[0]); pg = Float(p[1]); pb = Float(p[2]); pa = Float(p[3])
+                                k = scale8[Int(p[3])]
+                            case .rgba16:
+                                let p = UnsafeRawPointer(row + sx * 8).assumingMemoryBound(to: UInt16.self)
+                                pr = Float(p[0]); pg = Float(p[1]); pb = Float(p[2]); pa = Float(p[3])
+                                k = pa / maxValue
+                            }
+                            if image.alphaMode == .none { pa = maxValue }
+                            if premultiply {
+                                pr *= k; pg *= k; pb *= k
+                            }
+                            r += pr; g += pg; b += pb; a += pa
                         }
-                        if image.alphaMode == .none { pa = maxValue }
-                        if premultiply {
-                            let k = pa / maxValue
-                            pr *= k; pg *= k; pb *= k
-                        }
-                        r += pr; g += pg; b += pb; a += pa
+                        let t = target + x * 4
+                        t[0] += r; t[1] += g; t[2] += b; t[3] += a
                     }
-                    let t = target + x * 4
-                    t[0] += r; t[1] += g; t[2] += b; t[3] += a
                 }
             }
             normalize(target, rowCount: rowCount)
@@ -274,38 +279,6 @@ struct PremultipliedRows {
                     t[3] = opaque ? 255 : Float(p[3])
                 }
             }
-        }
-    }
-
-    /// The general loop for 8-bit rows, with the per-pixel decisions and the divide taken out of the inner loop
-    /// (the same sums in the same order, so the same floats).
-    private func loadBlocks8(row y: Int, into target: UnsafeMutablePointer<Float>) {
-        target.update(repeating: 0, count: width * 4)
-        let premultiply = image.alphaMode == .straight
-        let opaque = image.alphaMode == .none
-        let firstSourceRow = y * blockY
-        let rowCount = y == height - 1 ? image.height - firstSourceRow : blockY
-        image.withUnsafeRows { pixels in
-            Self.alphaScale8.withUnsafeBufferPointer { scale in
-                for sy in firstSourceRow..<(firstSourceRow + rowCount) {
-                    let row = pixels + sy * image.stride
-                    for x in 0..<width {
-                        let firstColumn = x * blockX
-                        let columnCount = x == width - 1 ? image.width - firstColumn : blockX
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        var p = row + firstColumn * 4
-                        for _ in 0..<columnCount {
-                            let k = premultiply ? scale[Int(p[3])] : 1
-                            r += Float(p[0]) * k; g += Float(p[1]) * k; b += Float(p[2]) * k
-                            a += opaque ? 255 : Float(p[3])
-                            p += 4
-                        }
-                        let t = target + x * 4
-                        t[0] += r; t[1] += g; t[2] += b; t[3] += a
-                    }
-                }
-            }
-            normalize(target, rowCount: rowCount)
         }
     }
 
