@@ -46,7 +46,7 @@ enum Imagepipe {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if IsolationSetup.wantsPreforkedWorker(arguments) {
             // Before anything starts a thread: a worker forked now serves the first isolated decode (see PreforkedWorker).
-            IsolationSetup.prepareWorker()
+            IsolationSetup.prepareWorker(arguments)
         }
         if arguments.first == WorkerServer.subcommand {
             // Hidden: a sandboxed decode worker started by WorkerPool (see --isolation).

@@ -25,6 +25,35 @@ import TestSupport
         #expect(try TestFiles.read(folder + "/isolated.png") == TestFiles.read(folder + "/in-process.png"))
     }
 
+    /// The start-up worker gets its settings before the host reads its registry, and finds the plugin the source's
+    /// extension names in the registry cache by itself (PreloadHint), so it is ready with that coder open. A source
+    /// whose name misleads (an SVG named .pdf) makes it open the PDF coder for nothing, and still decodes with the
+    /// coder sniffing chose, to the pixels of an in-process render.
+    @Test func theStartupWorkerOpensTheNamedPluginAndAMisnamedSourceStillDecodes() throws {
+        let folder = try TestPaths.temporaryDirectory("prefork-hint")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Its own registry cache, written by the first run's host: the worker's guess reads only what a cache knows.
+        let environment = ["IMAGEPIPE_LOG": "debug", "IMAGEPIPE_REGISTRY_CACHE": folder + "/registry"]
+        func render(_ source: String, _ output: String, _ extra: [String] = []) throws -> ProcessResult {
+            try CommandLine.run(TestPaths.imagepipeBinary, ["render", source, "--size", "64x64", "--no-cache", "-o", folder + "/" + output] + extra,
+                                environment: environment)
+        }
+        let cold = try render(Self.badge, "cold.png")
+        #expect(cold.status == 0, "\(cold.stderr)")
+        let warm = try render(Self.badge, "warm.png")
+        #expect(warm.status == 0, "\(warm.stderr)")
+        #expect(warm.stderr.contains("is ready with coders org.imagepipe.coder.svg/1 open"), "\(warm.stderr)")
+
+        let misnamed = try TestFiles.write(try TestFiles.read(Self.badge), to: folder + "/badge.pdf")
+        let guessed = try render(misnamed, "misnamed.png")
+        #expect(guessed.status == 0, "\(guessed.stderr)")
+        #expect(guessed.stderr.contains("is ready with coders org.imagepipe.coder.pdf/1 open"), "\(guessed.stderr)")
+        let inProcess = try render(Self.badge, "in-process.png", ["--isolation", "in-process"])
+        #expect(inProcess.status == 0, "\(inProcess.stderr)")
+        #expect(try TestFiles.read(folder + "/misnamed.png") == TestFiles.read(folder + "/in-process.png"))
+        #expect(try TestFiles.read(folder + "/warm.png") == TestFiles.read(folder + "/in-process.png"))
+    }
+
     /// Every isolated request of `--isolation isolated` (here a PNG, which auto mode decodes in process) also
     /// starts from the fork; a second process start would be the spawner's.
     @Test func isolatedModeServesAPNGFromTheStartupFork() throws {

@@ -30,7 +30,11 @@ public final class PreforkedWorker: Sendable {
     private init(_ child: Child) { self.child = Mutex(child) }
 
     /// Forks the worker-to-be, if the process has a single thread; nil otherwise. Call first thing in `main`.
-    public static func prepare() -> PreforkedWorker? {
+    ///
+    /// `guess`, run in the child while it waits for its settings: the preload hint and plugin folders the host is
+    /// expected to send (a program that can tell them from its command line). The child looks the hint up in the
+    /// registry cache meanwhile, and uses the answer only if the settings then carry that hint and those folders.
+    public static func prepare(guess: () -> (hint: PreloadHint, directories: [String])? = { nil }) -> PreforkedWorker? {
         guard threadCount() == 1 else { return nil }
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -38,7 +42,7 @@ public final class PreforkedWorker: Sendable {
         let pid = fork()
         if pid == 0 {
             close(fds[0])
-            childMain(socket: fds[1])
+            childMain(socket: fds[1], guess: guess)
         }
         close(fds[1])
         guard pid > 0 else {
@@ -90,7 +94,11 @@ public final class PreforkedWorker: Sendable {
     }
 
     /// The child: waits for its settings, then becomes a worker. Never returns.
-    private static func childMain(socket: Int32) -> Never {
+    private static func childMain(socket: Int32, guess: () -> (hint: PreloadHint, directories: [String])?) -> Never {
+        // Idle until the host has parsed its command line (1-2 ms): time for the protocol's one-time costs and for
+        // the registry-cache look-up of the plugin to preload, which would otherwise follow the settings.
+        WorkerProtocolWarmUp.worker()
+        let resolved = guess().map { ResolvedPreload(hint: $0.hint, directories: $0.directories) }
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { _exit(0) }  // the host is gone, or never needed a worker
@@ -105,7 +113,7 @@ public final class PreforkedWorker: Sendable {
         sigprocmask(SIG_SETMASK, &mask, nil)
         LinuxSystem.mallopt(LinuxSystem.M_ARENA_MAX, Int32(MallocTuning.arenaBound))
         LinuxSystem.mallopt(LinuxSystem.M_TOP_PAD, 16 << 20)
-        WorkerServer.main(arguments: Array(parts.dropFirst()) + ["--socket-fd", String(socket)])
+        WorkerServer.main(arguments: Array(parts.dropFirst()) + ["--socket-fd", String(socket)], resolved: resolved)
     }
 
     private static func redirectToNull(_ descriptor: Int32, flags: Int32) {

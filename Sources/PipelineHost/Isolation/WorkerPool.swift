@@ -46,6 +46,9 @@ public final class WorkerPool: Sendable {
         /// Plugin files each worker opens as it starts, before its first request (a hint: a one-shot program that
         /// can guess its coder from the file name overlaps that plugin's load with its own reading of the input).
         public var preload: [String] = []
+        /// A guess at the plugin each worker opens as it starts, which the worker resolves against its registry
+        /// cache (see `PreloadHint`): for a host that wants its workers started before its own registry is read.
+        public var preloadHint: PreloadHint?
         /// A worker forked at start-up that this pool's first worker adopts instead of spawning one (see
         /// `PreforkedWorker`); nil = spawn every worker. Only a pool running this very program in worker mode adopts it.
         public var preforked: PreforkedWorker?

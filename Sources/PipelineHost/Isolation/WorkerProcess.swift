@@ -52,6 +52,7 @@ final class WorkerProcess: @unchecked Sendable {
         if !configuration.seccomp { settings.append("--no-seccomp") }
         for directory in configuration.pluginDirectories { settings += ["--plugin-dir", directory] }
         for file in configuration.preload { settings += ["--preload", file] }
+        settings += configuration.preloadHint?.workerArguments ?? []
         // This very program in worker mode: a worker forked at start-up, if there is one, saves a process start.
         if configuration.arguments == [WorkerServer.subcommand],
            configuration.executable == PluginSearchPath.currentExecutablePath(),
@@ -82,14 +83,20 @@ final class WorkerProcess: @unchecked Sendable {
     /// failed (the worker is still usable).
     func perform(_ kind: WorkerMessage.Kind, job: WorkerJob, input: UnsafeRawBufferPointer, deadline: Double,
                  startupTimeout: Double, isCancelled: () -> Bool) throws -> WorkerMessage {
-        if !isReady { try awaitReady(timeout: startupTimeout, isCancelled: isCancelled) }
         var job = job
         let (descriptor, closeAfterSend) = try place(input, in: &job)
+        defer { if closeAfterSend { LinuxSystem.closeDescriptor(descriptor) } else { arena?.closeDescriptor() } }
         let id = nextRequestID
+        // Made before waiting for a new worker's ready, with the host's side of the protocol warmed: the first
+        // message's one-time costs (WorkerProtocolWarmUp) then overlap the worker's start instead of following it.
+        let request = try WorkerMessage(kind: kind, requestID: id, json: job, descriptor: descriptor)
+        if !isReady {
+            WorkerProtocolWarmUp.host()
+            try awaitReady(timeout: startupTimeout, isCancelled: isCancelled)
+        }
         nextRequestID += 1
         do {
-            defer { if closeAfterSend { LinuxSystem.closeDescriptor(descriptor) } else { arena?.closeDescriptor() } }
-            try channel.send(try WorkerMessage(kind: kind, requestID: id, json: job, descriptor: descriptor))
+            try channel.send(request)
         } catch {
             throw End.died(status: collectExit())
         }
@@ -135,10 +142,12 @@ final class WorkerProcess: @unchecked Sendable {
             throw End.failedToStart("the worker was not ready within \(timeout) s")
         }
         LinuxSystem.closeDescriptor(message.descriptor)
-        guard message.kind == .ready, (try? message.decodeBody(WorkerReady.self)) != nil else {
+        guard message.kind == .ready, let ready = try? message.decodeBody(WorkerReady.self) else {
             terminate()
             throw End.failedToStart("the worker sent \(message.kind) instead of ready")
         }
+        HostLog.write(level: IP_LOG_DEBUG, source: "isolation",
+                      message: "worker \(pid) is ready with coders \(ready.coders.isEmpty ? "none" : ready.coders.joined(separator: ", ")) open")
         isReady = true
     }
 

@@ -8,7 +8,7 @@ import Glibc
 /// A program offers worker mode by calling `WorkerServer.main(arguments:)` for its hidden subcommand (the CLI's is
 /// `imagepipe __worker`); `WorkerPool` starts it with:
 /// `__worker --socket-fd N --parent PID --memory-limit BYTES --registry-cache PATH|off [--no-seccomp] --plugin-dir DIR...
-/// [--preload PLUGIN.so]...`
+/// [--preload PLUGIN.so]... [--preload-extension EXT [--preload-every-coder]]`
 ///
 /// Each request runs the same code as an in-process decode (`PluginCoder.decodeRaw` then `CodersManager.finish`),
 /// so isolated and in-process results are identical pixel for pixel; the finished image is written into a sealed
@@ -18,7 +18,10 @@ public enum WorkerServer {
     public static let subcommand = "__worker"
 
     /// Runs the worker until the host goes away. Never returns.
-    public static func main(arguments: [String]) -> Never {
+    public static func main(arguments: [String]) -> Never { main(arguments: arguments, resolved: nil) }
+
+    /// `resolved`: a preload hint the preforked child looked up before its settings came (see `PreforkedWorker`).
+    static func main(arguments: [String], resolved: ResolvedPreload?) -> Never {
         let options: Options
         do {
             options = try Options(arguments)
@@ -36,6 +39,7 @@ public enum WorkerServer {
         let coders = WorkerCoders(searchPath: PluginSearchPath(directories: options.pluginDirectories), cachePath: options.registryCache)
         // The plugin the host expects to need first opens before `ready`, while the host is still reading the input.
         options.preload.forEach(coders.open)
+        if let hint = options.preloadHint { coders.preload(hint, resolved: resolved) }
         let ready = WorkerReady(pid: getpid(), coders: coders.knownIDs)
         guard (try? channel.send(WorkerMessage(kind: .ready, requestID: 0, json: ready))) != nil else { exit(0) }
         let server = Server(channel: channel, coders: coders)
@@ -59,6 +63,7 @@ public enum WorkerServer {
         var seccomp = true
         var pluginDirectories: [String] = []
         var preload: [String] = []
+        var preloadHint: PreloadHint?
 
         init(_ arguments: [String]) throws {
             var index = 0
@@ -78,6 +83,10 @@ public enum WorkerServer {
                 case "--no-seccomp": seccomp = false
                 case "--plugin-dir": pluginDirectories.append(try value())
                 case "--preload": preload.append(try value())
+                case "--preload-extension": preloadHint = PreloadHint(fileExtension: try value(), everyCoderIsolated: preloadHint?.everyCoderIsolated ?? false)
+                case "--preload-every-coder":
+                    guard preloadHint != nil else { throw WorkerProtocolError("--preload-every-coder needs --preload-extension before it") }
+                    preloadHint?.everyCoderIsolated = true
                 default: throw WorkerProtocolError("unknown worker argument '\(arguments[index])'")
                 }
                 index += 1

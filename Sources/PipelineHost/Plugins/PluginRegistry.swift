@@ -31,8 +31,11 @@ public final class PluginRegistry: Sendable {
     /// With a `scanner`, files that miss the cache are inspected in a child process, so a plugin that crashes or
     /// hangs while being opened is listed as refused (and cached so until its file changes) instead of killing
     /// this process; their components then open lazily too. Without one (the default) they are inspected here.
+    ///
+    /// `cachedOnly` leaves out every file the cache does not know (nothing is inspected, nothing written): the
+    /// registry a worker reads to resolve a preload guess (`PreloadHint`) without opening plugins it may not need.
     public static func scan(_ searchPath: PluginSearchPath, cachePath: String? = defaultCachePath,
-                            scanner: PluginScanner? = nil) -> PluginRegistry {
+                            scanner: PluginScanner? = nil, cachedOnly: Bool = false) -> PluginRegistry {
         let cache = RegistryCache(directory: cachePath)
         let facts = FolderFacts()
         let folders = searchPath.entries.map { (entry: $0, files: pluginFiles(in: $0.directory)) }
@@ -69,6 +72,8 @@ public final class PluginRegistry: Sendable {
                 let key = keys[path]
                 if let key, let cached = cache.lookup(path, key: key) {
                     inspection = cached
+                } else if cachedOnly {
+                    continue
                 } else if let childInspection = scanned[path] {
                     inspection = childInspection
                     if let key { cache.store(path, key: key, inspection: inspection) }
@@ -113,7 +118,7 @@ public final class PluginRegistry: Sendable {
                                      newCaches.map(\.descriptor.id), shadowed))
             }
         }
-        cache.save()
+        if !cachedOnly { cache.save() }
         return PluginRegistry(searchPath: searchPath, records: records, coders: coders, loaders: loaders, caches: caches)
     }
 

@@ -27,6 +27,7 @@ enum InfoCommand: Command {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, sections: sections)
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
+        IsolationSetup.startWorkerEarly(args)
         let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         let source = DecodeArguments.source(args.positionals[0])

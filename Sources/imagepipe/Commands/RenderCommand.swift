@@ -40,6 +40,7 @@ enum RenderCommand: Command {
         guard args.positionals.count == 1 else { throw UsageError("expected one source, got \(args.positionals.count)") }
         guard let output = args.value("output") ?? args.value("o") else { throw UsageError("missing -o <output file>") }
         let format = try outputFormat(args, output: output)
+        IsolationSetup.startWorkerEarly(args)
         let host = try PipelineSetup.host(args)
         try IsolationSetup.configure(args, host: host)
         try PipelineSetup.requireEncoder(for: format, in: host)

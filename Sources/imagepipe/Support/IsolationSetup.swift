@@ -14,6 +14,8 @@ enum IsolationSetup {
     private struct Owned {
         var preforked: PreforkedWorker?
         var isolators: [Isolator] = []
+        /// The isolator `startWorkerEarly` made, and the plugin folders its worker was given, until `configure`.
+        var early: (isolator: Isolator, directories: [String])?
     }
     private static let owned = Mutex(Owned())
 
@@ -38,8 +40,8 @@ enum IsolationSetup {
                                                          "jxl", "tif", "tiff", "qoi"]
 
     /// Forks the start-up worker (see PreforkedWorker); the CLI's entry calls it before anything starts a thread.
-    static func prepareWorker() {
-        let preforked = PreforkedWorker.prepare()
+    static func prepareWorker(_ arguments: [String]) {
+        let preforked = PreforkedWorker.prepare { preloadGuess(arguments) }
         owned.withLock { $0.preforked = preforked }
     }
 
@@ -77,53 +79,110 @@ enum IsolationSetup {
             """)),
     ] + LoadArguments.rows)
 
-    /// The plugin of the isolated coder the source's extension names, if exactly one claims it: the worker opens it
-    /// while this process reads the input. A wrong guess (a misnamed file) costs the worker a load on the other
-    /// core, never a wrong decode: the request itself still names the coder that sniffing chose.
-    static func preloadHint(_ source: String?, host: PluginHost, isolation: Isolation) -> [String] {
-        guard let source, let dot = source.lastIndex(of: "."), !source[dot...].contains("/") else { return [] }
-        let ext = source[source.index(after: dot)...].lowercased()
-        let claimants = host.coders.coders.filter { coder in
-            coder.descriptor.capabilities.contains(.decode) && coder.descriptor.extensions.contains(ext)
-                && (isolation == .isolated || coder.descriptor.capabilities.contains(.recommendsIsolation))
+    /// Hands the start-up worker its settings as soon as the command line is parsed, before the host reads its
+    /// registry: the worker's sandbox, its look-up of the plugin the source's extension names (`PreloadHint`) and
+    /// that plugin's load (librsvg's library tree: 5-7 ms) then overlap the host's own scan on the other core,
+    /// instead of waiting for it. `configure` adopts what is made here when the host's search path is the one
+    /// assumed. An option `configure` would reject starts nothing here; `configure` then reports it as before.
+    static func startWorkerEarly(_ arguments: Arguments) {
+        guard owned.withLock({ $0.preforked?.isAvailable == true }), let (isolation, configuration) = earlyWorker(arguments) else { return }
+        let isolator = adopt(policy: isolation, configuration: configuration)
+        owned.withLock { $0.early = (isolator, configuration.pluginDirectories) }
+        try? isolator.pool?.prewarm()
+    }
+
+    /// The policy and one-worker pool `startWorkerEarly` starts, with the preload hint of the source's extension;
+    /// nil when nothing would run isolated or an option is one `configure` would reject.
+    private static func earlyWorker(_ arguments: Arguments) -> (Isolation, WorkerPool.Configuration)? {
+        let folders = arguments.all("plugin-dir")
+        guard folders.allSatisfy({ $0.hasPrefix("/") }), let executable = PluginSearchPath.currentExecutablePath() else { return nil }
+        let directories = PluginSearchPath.standard(flags: folders, defaults: !arguments.flag("no-default-plugins")).entries.map(\.directory)
+        guard let (isolation, configuration) = try? workerConfiguration(arguments, executable: executable, directories: directories, workers: 1),
+              var configuration else { return nil }
+        configuration.preloadHint = arguments.positionals.first.flatMap { PreloadHint(source: $0, policy: isolation) }
+        return (isolation, configuration)
+    }
+
+    /// What `startWorkerEarly` will send, worked out from the same command line by the same code, in the start-up
+    /// child while it waits for it (see `PreforkedWorker.prepare(guess:)`).
+    private static func preloadGuess(_ arguments: [String]) -> (hint: PreloadHint, directories: [String])? {
+        let sections: [OptionSection]
+        switch arguments.first {
+        case RenderCommand.name: sections = RenderCommand.sections
+        case InfoCommand.name: sections = InfoCommand.sections
+        default: return nil
         }
-        return claimants.count == 1 ? [claimants[0].pluginPath] : []
+        guard let parsed = try? Arguments(Array(arguments.dropFirst()), sections: sections),
+              let (_, configuration) = earlyWorker(parsed), let hint = configuration.preloadHint else { return nil }
+        return (hint, configuration.pluginDirectories)
     }
 
     /// Sets the host's isolation policy and, unless everything runs in process, a one-worker pool that runs this
     /// executable's worker mode with the host's plugin search path.
     /// `workers`: how many isolated decodes may run at once (a batch's lanes; one for a one-shot command).
     static func configure(_ arguments: Arguments, host: PluginHost, workers: Int = 1) throws {
-        let isolation: Isolation
-        switch arguments.value("isolation") ?? "auto" {
-        case "in-process": isolation = .inProcess
-        case "isolated": isolation = .isolated
-        case "auto", "automatic": isolation = .automatic
-        case let other: throw UsageError("--isolation must be in-process, isolated or auto, not '\(other)'")
+        let directories = host.registry.searchPath.entries.map(\.directory)
+        if let early = owned.withLock({ owned in defer { owned.early = nil }; return owned.early }) {
+            if workers == 1, early.directories == directories {
+                host.coders.isolator = early.isolator
+                return
+            }
+            early.isolator.shutdown(grace: 0)
         }
-        let timeout = try arguments.seconds("timeout") ?? 30
-        guard isolation != .inProcess, let executable = PluginSearchPath.currentExecutablePath() else {
+        guard let executable = PluginSearchPath.currentExecutablePath() else {
+            host.coders.isolator = Isolator(policy: try policy(arguments))
+            return
+        }
+        let (isolation, found) = try workerConfiguration(arguments, executable: executable, directories: directories, workers: workers)
+        guard var configuration = found else {
             host.coders.isolator = Isolator(policy: isolation)
             return
         }
-        // One worker per request the command runs at once, each started only when a request is isolated.
-        var configuration = WorkerPool.Configuration(
-            executable: executable, pluginDirectories: host.registry.searchPath.entries.map(\.directory), size: workers, timeout: timeout)
-        configuration.preload = preloadHint(arguments.positionals.first, host: host, isolation: isolation)
-        // The request's memory budget caps the worker too: its pixels plus what a worker maps before decoding
-        // anything (libraries, thread stacks: about 260 MiB of address space measured with librsvg and poppler).
-        let budget = try DecodeArguments.memorySize(arguments) ?? DecodeLimits().maxMemoryBytes
-        configuration.memoryLimit = budget + workerAddressSpaceOverhead
-        // The first isolator configured adopts the start-up worker; it is then the isolator's to end.
-        let isolator = owned.withLock { owned in
-            defer { owned.preforked = nil }
-            let isolator = Isolator(policy: isolation, workers: configuration, preforked: owned.preforked)
-            owned.isolators.append(isolator)
-            return isolator
+        // The plugin of the isolated coder the source's extension names, if exactly one claims it: the worker opens it
+        // while this process reads the input.
+        if let source = arguments.positionals.first, let path = PreloadHint(source: source, policy: isolation)?.pluginPath(among: host.coders.coders) {
+            configuration.preload = [path]
         }
+        let isolator = adopt(policy: isolation, configuration: configuration)
         host.coders.isolator = isolator
         // A worker forked at start-up costs nothing to start now, and opens the preloaded plugin while this process
         // reads the input on the other core. Without one, a worker is spawned only if a request is isolated.
         if let pool = isolator.pool, pool.configuration.preforked?.isAvailable == true { try? pool.prewarm() }
+    }
+
+    /// `--isolation`.
+    private static func policy(_ arguments: Arguments) throws -> Isolation {
+        switch arguments.value("isolation") ?? "auto" {
+        case "in-process": .inProcess
+        case "isolated": .isolated
+        case "auto", "automatic": .automatic
+        case let other: throw UsageError("--isolation must be in-process, isolated or auto, not '\(other)'")
+        }
+    }
+
+    /// The policy and, unless everything runs in process, the pool of `workers` that runs this executable's worker
+    /// mode with the plugin folders `directories`, capped by the request's memory budget.
+    private static func workerConfiguration(_ arguments: Arguments, executable: String, directories: [String],
+                                            workers: Int) throws -> (Isolation, WorkerPool.Configuration?) {
+        let isolation = try policy(arguments)
+        let timeout = try arguments.seconds("timeout") ?? 30
+        guard isolation != .inProcess else { return (isolation, nil) }
+        // One worker per request the command runs at once, each started only when a request is isolated.
+        var configuration = WorkerPool.Configuration(executable: executable, pluginDirectories: directories, size: workers, timeout: timeout)
+        // The request's memory budget caps the worker too: its pixels plus what a worker maps before decoding
+        // anything (libraries, thread stacks: about 260 MiB of address space measured with librsvg and poppler).
+        let budget = try DecodeArguments.memorySize(arguments) ?? DecodeLimits().maxMemoryBytes
+        configuration.memoryLimit = budget + workerAddressSpaceOverhead
+        return (isolation, configuration)
+    }
+
+    /// A new isolator, which adopts the start-up worker if it is still there (then it is the isolator's to end).
+    private static func adopt(policy: Isolation, configuration: WorkerPool.Configuration) -> Isolator {
+        owned.withLock { owned in
+            defer { owned.preforked = nil }
+            let isolator = Isolator(policy: policy, workers: configuration, preforked: owned.preforked)
+            owned.isolators.append(isolator)
+            return isolator
+        }
     }
 }
