@@ -187,19 +187,12 @@ struct WorkerImageHeader: Codable {
     }
 }
 
-/// The protocol's JSON run once on sample values, so that a process's first real message does not pay Swift's
-/// one-time costs (type metadata built from mangled names, the Codable paths of `DecodeOptions`): perf put them at
-/// about 0.5 ms for each side's first `WorkerJob` and 0.4 ms for the host's first `WorkerReady`, all on a one-shot
-/// render's critical path. Each side runs it while it would otherwise wait: a worker forked at start-up before its
-/// settings arrive, the host while its first worker loads its plugin.
+/// The protocol's JSON run once on sample values, so that the host's first real message does not pay Swift's
+/// one-time costs (type metadata built from mangled names, the Codable paths): perf put the first `WorkerReady`
+/// decode and `WorkerJob` encode at about 1.2 ms between a new worker's ready and the host's request. The host runs
+/// it while its first worker loads its plugin, so it overlaps that load instead of following it. (A worker has no
+/// such idle time: whatever it runs before its plugin load delays the load.)
 enum WorkerProtocolWarmUp {
-    /// What a worker decodes and encodes per request.
-    static func worker() {
-        if let message = try? WorkerMessage(kind: .decode, requestID: 0, json: sampleJob) { _ = try? message.decodeBody(WorkerJob.self) }
-        if let image = try? Image(width: 1, height: 1) { _ = try? WorkerMessage(kind: .image, requestID: 0, json: WorkerImageHeader(image)) }
-        _ = try? WorkerMessage(kind: .ready, requestID: 0, json: WorkerReady(pid: 0, coders: []))
-    }
-
     /// What the host decodes from a worker (its first request's own encoding it warms by encoding that request).
     static func host() {
         if let message = try? WorkerMessage(kind: .ready, requestID: 0, json: WorkerReady(pid: 0, coders: [""])) {
@@ -208,14 +201,5 @@ enum WorkerProtocolWarmUp {
         if let image = try? Image(width: 1, height: 1), let message = try? WorkerMessage(kind: .image, requestID: 0, json: WorkerImageHeader(image)) {
             _ = try? message.decodeBody(WorkerImageHeader.self)
         }
-    }
-
-    /// A request shaped like a thumbnail's: the optional members a one-shot render sets are set, so their types'
-    /// Codable paths are the ones warmed.
-    private static var sampleJob: WorkerJob {
-        var options = DecodeOptions(thumbnailSize: PixelSize(width: 1, height: 1))
-        options.tint = RGBAColor(red: 0, green: 0, blue: 0)
-        options.sourceURL = ""
-        return WorkerJob(coderID: "", options: options, inputSize: 0, arena: 0, cpuSeconds: 0, pluginPath: "")
     }
 }

@@ -103,18 +103,35 @@ enum IsolationSetup {
         return (isolation, configuration)
     }
 
-    /// What `startWorkerEarly` will send, worked out from the same command line by the same code, in the start-up
-    /// child while it waits for it (see `PreforkedWorker.prepare(guess:)`).
+    /// What `startWorkerEarly` will send, read from the same command line in the start-up child while it waits for it
+    /// (see `PreforkedWorker.prepare(guess:)`). A quick reading (the source right after the command, the options
+    /// that choose isolation and plugin folders) rather than the full parse, which took about 1 ms cold in the child,
+    /// as long as the look-up it precedes: a misreading costs only that look-up, since the child uses its answer
+    /// only when the settings then carry the same hint and folders.
     private static func preloadGuess(_ arguments: [String]) -> (hint: PreloadHint, directories: [String])? {
-        let sections: [OptionSection]
-        switch arguments.first {
-        case RenderCommand.name: sections = RenderCommand.sections
-        case InfoCommand.name: sections = InfoCommand.sections
-        default: return nil
+        guard [RenderCommand.name, InfoCommand.name].contains(arguments.first), arguments.count > 1, !arguments[1].hasPrefix("-") else { return nil }
+        var isolation = Isolation.automatic
+        var folders: [String] = []
+        var defaults = true
+        var index = 2
+        while index < arguments.count {
+            let value = index + 1 < arguments.count ? arguments[index + 1] : nil
+            switch arguments[index] {
+            case "--isolation":
+                guard let value, let chosen = value == "automatic" ? .automatic : Isolation(rawValue: value) else { return nil }
+                isolation = chosen
+                index += 1
+            case "--plugin-dir":
+                guard let value else { return nil }
+                folders.append(value)
+                index += 1
+            case "--no-default-plugins": defaults = false
+            default: break
+            }
+            index += 1
         }
-        guard let parsed = try? Arguments(Array(arguments.dropFirst()), sections: sections),
-              let (_, configuration) = earlyWorker(parsed), let hint = configuration.preloadHint else { return nil }
-        return (hint, configuration.pluginDirectories)
+        guard folders.allSatisfy({ $0.hasPrefix("/") }), let hint = PreloadHint(source: arguments[1], policy: isolation) else { return nil }
+        return (hint, PluginSearchPath.standard(flags: folders, defaults: defaults).entries.map(\.directory))
     }
 
     /// Sets the host's isolation policy and, unless everything runs in process, a one-worker pool that runs this
