@@ -106,6 +106,35 @@ enum LinuxSystem {
     /// Number of online processors (at least 1).
     static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
+    /// One environment variable, read with getenv. Why not `ProcessInfo.processInfo.environment`: that builds a
+    /// dictionary of the whole environment on each call, which perf showed among a one-shot command's start-up costs
+    /// (about 5 % of the time before its first request) for the two or three names it wants.
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// A regular file's bytes, if it is at most `limit` bytes; nil when it is missing, unreadable, not a regular file
+    /// or larger. With plain system calls: Foundation's `Data(contentsOf:)` builds an error (metadata, a message) for
+    /// each missing file, and an optional configuration file is usually missing.
+    static func readSmallFile(_ path: String, limit: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        defer { closeDescriptor(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            filled += count
+        }
+        guard filled <= limit else { return nil }  // grew while being read
+        return Array(bytes[0..<filled])
+    }
+
     /// Closes a descriptor, ignoring EINTR (Linux releases the descriptor even then).
     static func closeDescriptor(_ fd: Int32) {
         if fd >= 0 { _ = Glibc.close(fd) }

@@ -16,12 +16,14 @@ public enum S3LoaderEnvironment {
         public let description: String
     }
 
-    /// Lines to put before `explicit` (the `s3` scheme's own "key=value" lines). `readFile` returns a file's text
-    /// or nil (tests pass their own).
-    public static func configurationLines(environment: [String: String] = ProcessInfo.processInfo.environment, explicit: [String],
+    /// Lines to put before `explicit` (the `s3` scheme's own "key=value" lines). `environment`: the variables to
+    /// use instead of the process's own; `readFile` returns a file's text or nil (tests pass their own of both).
+    public static func configurationLines(environment: [String: String]? = nil, explicit: [String],
                                           readFile: (String) -> String? = Self.readFile) throws -> [String] {
         let given = Set(explicit.compactMap { line in line.firstIndex(of: "=").map { line[..<$0].trimmedBlanks } })
-        func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func env(_ name: String) -> String? {
+            (environment.map { $0[name] } ?? LinuxSystem.environment(name)).flatMap { $0.isEmpty ? nil : $0 }
+        }
         let home = env("HOME") ?? ""
         let profileName = env("AWS_PROFILE") ?? env("AWS_DEFAULT_PROFILE") ?? "default"
         let credentialsPath = env("AWS_SHARED_CREDENTIALS_FILE") ?? home + "/.aws/credentials"
@@ -64,8 +66,8 @@ public enum S3LoaderEnvironment {
     }
 
     public static func readFile(_ path: String) -> String? {
-        guard !path.isEmpty, let data = try? Data(contentsOf: URL(filePath: path)), data.count < 1 << 20 else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard !path.isEmpty, let bytes = LinuxSystem.readSmallFile(path, limit: (1 << 20) - 1) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The INI shape of AWS's shared files: `[section]`, `key = value`, `#`/`;` comments, and indented

@@ -98,12 +98,14 @@ final class RegistryCache {
 
     /// The default location, or nil when caching is off or there is no home. A home (or XDG_CACHE_HOME) that does
     /// not exist is not created: a service account with HOME=/nonexistent just scans every run.
-    static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let explicit = environment["IMAGEPIPE_REGISTRY_CACHE"] { return explicit == "off" || explicit.isEmpty ? nil : explicit }
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+    /// `environment`: the variables to use instead of the process's own (tests).
+    static func defaultDirectory(environment: [String: String]? = nil) -> String? {
+        func variable(_ name: String) -> String? { environment.map { $0[name] } ?? LinuxSystem.environment(name) }
+        if let explicit = variable("IMAGEPIPE_REGISTRY_CACHE") { return explicit == "off" || explicit.isEmpty ? nil : explicit }
+        if let xdg = variable("XDG_CACHE_HOME"), xdg.hasPrefix("/") {
             return PluginSearchPath.isDirectory(xdg) ? xdg + "/imagepipe/registry" : nil
         }
-        if let home = environment["HOME"], home.hasPrefix("/") {
+        if let home = variable("HOME"), home.hasPrefix("/") {
             return PluginSearchPath.isDirectory(home) ? home + "/.cache/imagepipe/registry" : nil
         }
         return nil
