@@ -2,33 +2,42 @@ import PipelineHost
 import Testing
 import TestSupport
 
-/// The filters of 16-bit RGB and RGBA rows are undone by the plugin's own SSE2 code (png_unfilter.c) on the
-/// whole-inflate path, and by libpng on every other. These files are written here, row by row with the PNG
-/// specification's filters (section 9) over pseudo-random pixels, every filter type in turn and small values
-/// often enough that Paeth's three choices and its ties all occur: each must decode to exactly its pixels, on the
-/// fast path and, with a damaged ancillary chunk sending the same file to libpng whole, on libpng's.
-@Suite("PNG 16-bit row filters")
+/// The filters of rows whose pixels are 3 to 8 bytes (8- and 16-bit RGB and RGBA, 16-bit gray with alpha) are
+/// undone by the plugin's own SSE2 code (png_unfilter.c) on the whole-inflate path, and by libpng on every other.
+/// These files are written here, row by row with the PNG specification's filters (section 9) over pseudo-random
+/// pixels, every filter type in turn and small values often enough that Paeth's three choices and its ties all
+/// occur: each must decode to exactly its pixels, on the fast path and, with a damaged ancillary chunk sending the
+/// same file to libpng whole, on libpng's.
+@Suite("PNG row filters")
 struct PNGUnfilterTests {
     struct Fixture {
         var png: [UInt8]
-        /// The pixels as the decoder gives them at 16 bits: RGBA, native-endian UInt16 per channel.
-        var rgba16: [UInt16]
+        /// The pixels as the decoder gives them (16-bit samples for a 16-bit file), RGBA.
+        var rgba: [UInt16]
+        var highBitDepth: Bool
     }
 
-    /// A `width` x `height` 16-bit image, `channels` 3 or 4, whose row `y` uses filter type `filters(y)`.
-    static func fixture(width: Int, height: Int, channels: Int, seed: UInt64, filters: (Int) -> UInt8) -> Fixture {
+    /// A `width` x `height` image of colour type `color` (2 RGB, 6 RGBA, 4 gray with alpha) and `depth` bits per
+    /// sample, whose row `y` uses filter type `filters(y)`.
+    static func fixture(width: Int, height: Int, color: UInt8, depth: Int, seed: UInt64, filters: (Int) -> UInt8) -> Fixture {
         var random = SplitMix64(seed: seed)
-        let bpp = channels * 2, rowBytes = width * bpp
+        let channels = color == 2 ? 3 : color == 6 ? 4 : 2
+        let sampleBytes = depth / 8, bpp = channels * sampleBytes, rowBytes = width * bpp
+        let maximum = UInt16((1 << depth) - 1)
         var samples = [UInt16](repeating: 0, count: width * height * channels)
         for index in samples.indices {
             let draw = random.next()
             // A quarter of the samples from 0...3, so neighbours are often equal (Paeth's ties).
-            samples[index] = draw & 3 == 0 ? UInt16(draw >> 8 & 3) : UInt16(truncatingIfNeeded: draw >> 16)
+            samples[index] = draw & 3 == 0 ? UInt16(draw >> 8 & 3) : UInt16(truncatingIfNeeded: draw >> 16) & maximum
         }
         var raw = [UInt8](repeating: 0, count: rowBytes * height)
         for (index, sample) in samples.enumerated() {
-            raw[index * 2] = UInt8(sample >> 8)
-            raw[index * 2 + 1] = UInt8(sample & 0xFF)
+            if sampleBytes == 2 {
+                raw[index * 2] = UInt8(sample >> 8)
+                raw[index * 2 + 1] = UInt8(sample & 0xFF)
+            } else {
+                raw[index] = UInt8(sample)
+            }
         }
         var filtered: [UInt8] = []
         for y in 0..<height {
@@ -52,15 +61,14 @@ struct PNGUnfilterTests {
                 filtered.append(UInt8(truncatingIfNeeded: x - predictor))
             }
         }
-        let png = PNGChunks.signature + PNGChunks.header(width: UInt32(width), height: UInt32(height), bitDepth: 16,
-                                                         colorType: channels == 4 ? 6 : 2)
+        let png = PNGChunks.signature + PNGChunks.header(width: UInt32(width), height: UInt32(height), bitDepth: UInt8(depth), colorType: color)
             + PNGChunks.chunk("IDAT", storedZlib(filtered)) + PNGChunks.chunk("IEND", [])
-        var rgba16: [UInt16] = []
+        var rgba: [UInt16] = []
         for pixel in 0..<(width * height) {
-            let base = pixel * channels
-            rgba16 += [samples[base], samples[base + 1], samples[base + 2], channels == 4 ? samples[base + 3] : 0xFFFF]
+            let s = Array(samples[pixel * channels..<(pixel + 1) * channels])
+            rgba += channels == 2 ? [s[0], s[0], s[0], s[1]] : [s[0], s[1], s[2], channels == 4 ? s[3] : maximum]
         }
-        return Fixture(png: png, rgba16: rgba16)
+        return Fixture(png: png, rgba: rgba, highBitDepth: depth == 16)
     }
 
     /// A zlib stream of stored blocks (no compression needed: the inflate is not what these files test).
@@ -82,9 +90,9 @@ struct PNGUnfilterTests {
         return out + PNGChunks.bigEndian(s2 << 16 | s1)
     }
 
-    static func decodedSamples(_ png: [UInt8]) throws -> [UInt16] {
-        let image = try PNGTesting.coders().decode(data: png, options: DecodeOptions(highBitDepth: true))
-        #expect(image.pixelFormat == .rgba16)
+    static func decodedSamples(_ png: [UInt8], highBitDepth: Bool) throws -> [UInt16] {
+        let image = try PNGTesting.coders().decode(data: png, options: DecodeOptions(highBitDepth: highBitDepth))
+        #expect(image.pixelFormat == (highBitDepth ? .rgba16 : .rgba8))
         var samples: [UInt16] = []
         for y in 0..<image.height {
             for x in 0..<image.width {
@@ -103,21 +111,25 @@ struct PNGUnfilterTests {
         return PNGChunks.inserting(text, beforeIDATof: png)
     }
 
-    @Test("every filter type, RGB and RGBA, odd and wide rows: the same pixels on both paths",
-          arguments: [(3, 37, 23), (4, 37, 23), (3, 1, 9), (4, 2, 7), (3, 1601, 12), (4, 640, 11)])
-    func everyFilterDecodesToItsPixels(channels: Int, width: Int, height: Int) throws {
+    @Test("every filter type, odd and wide rows, 3- to 8-byte pixels: the same pixels on both paths",
+          arguments: [(UInt8(2), 16, 37, 23), (6, 16, 37, 23), (2, 16, 1, 9), (6, 16, 2, 7), (2, 16, 1601, 12), (6, 16, 640, 11),
+                      (2, 8, 37, 23), (6, 8, 37, 23), (2, 8, 1, 9), (6, 8, 641, 10), (4, 16, 37, 23), (4, 16, 1, 5),
+                      (4, 8, 19, 7)])
+    func everyFilterDecodesToItsPixels(color: UInt8, depth: Int, width: Int, height: Int) throws {
         for (name, filters) in [("rotating", { (y: Int) in UInt8(y % 5) }), ("all Paeth", { _ in 4 }),
                                 ("all Average", { _ in 3 }), ("all Sub", { _ in 1 })] as [(String, (Int) -> UInt8)] {
-            let fixture = Self.fixture(width: width, height: height, channels: channels, seed: UInt64(width * 31 + height), filters: filters)
-            #expect(try Self.decodedSamples(fixture.png) == fixture.rgba16, "\(name), \(channels) channels, \(width)x\(height), fast path")
-            #expect(try Self.decodedSamples(Self.sentToLibpng(fixture.png)) == fixture.rgba16,
-                    "\(name), \(channels) channels, \(width)x\(height), libpng's path")
+            let fixture = Self.fixture(width: width, height: height, color: color, depth: depth, seed: UInt64(width * 31 + height),
+                                       filters: filters)
+            let shape = "\(name), colour type \(color), \(depth) bits, \(width)x\(height)"
+            #expect(try Self.decodedSamples(fixture.png, highBitDepth: fixture.highBitDepth) == fixture.rgba, "\(shape), fast path")
+            #expect(try Self.decodedSamples(Self.sentToLibpng(fixture.png), highBitDepth: fixture.highBitDepth) == fixture.rgba,
+                    "\(shape), libpng's path")
         }
     }
 
     @Test("a row with filter type 5 is libpng's error to report, on the whole-inflate path too")
     func anUnknownFilterTypeIsInvalidData() throws {
-        let fixture = Self.fixture(width: 16, height: 8, channels: 4, seed: 7) { $0 == 5 ? 5 : UInt8($0 % 5) }
+        let fixture = Self.fixture(width: 16, height: 8, color: 6, depth: 16, seed: 7) { $0 == 5 ? 5 : UInt8($0 % 5) }
         do {
             _ = try PNGTesting.coders().decode(data: fixture.png, options: DecodeOptions(highBitDepth: true))
             Issue.record("a row with filter type 5 decoded")

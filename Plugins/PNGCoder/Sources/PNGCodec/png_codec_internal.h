@@ -49,9 +49,9 @@ int pngc_inflated_read(pngc_inflated *inflated, uint8_t *out, size_t length);
 
 void pngc_inflated_release(pngc_inflated *inflated);
 
-/* Undoes the filters of inflated rows of `bpp`-byte pixels (6 or 8: 16-bit RGB or RGBA) in place and marks each row
- * filter type 0; `raw` and `zero_row` (row_bytes zeros) are readable 8 bytes past their end. 0, with the rows
- * untouched, for another pixel size, a row with an unknown filter type, or a machine without SSE2. */
+/* Undoes the filters of inflated rows of `bpp`-byte pixels (3, 4, 6 or 8) in place and marks each row filter type
+ * 0; `raw` and `zero_row` (row_bytes zeros) are readable 8 bytes past their end. 0, with the rows untouched, for
+ * another pixel size, a row with an unknown filter type, or a machine without SSE2. */
 int pngc_unfilter_rows(uint8_t *raw, size_t raw_size, size_t row_bytes, size_t bpp, const uint8_t *zero_row);
 
 #endif

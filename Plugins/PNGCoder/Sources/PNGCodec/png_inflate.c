@@ -4,8 +4,8 @@
  * 640x480 one); libdeflate inflates the same stream two to three times faster, but only whole, not row by row.
  * So for an image whose filtered rows fit under a bound, the rows are inflated here first and libpng reads a
  * stream in which they are stored uncompressed: its inflate becomes a copy, and everything else (the transforms to
- * RGBA, the colour chunks, the errors, and the unfiltering of every row but those of 16-bit truecolour, which
- * png_unfilter.c undoes faster) stays libpng's. A file this path does not accept as
+ * RGBA, the colour chunks, the errors, and the unfiltering of rows whose pixels are 1 or 2 bytes; png_unfilter.c
+ * undoes the others faster) stays libpng's. A file this path does not accept as
  * perfect — a bad CRC, a short or over-long stream, interlacing, a size past the bound — is read by libpng from
  * the file itself, exactly as before, with libpng's own errors and leniencies. */
 #include "png_codec_internal.h"
@@ -93,7 +93,7 @@ int pngc_inflate_whole(const uint8_t *data, size_t size, size_t max_raw, pngc_in
         }
         stream = joined;
     }
-    /* 8 bytes more than the rows: png_unfilter.c reads a 6-byte pixel as 8. */
+    /* 8 bytes more than the rows: png_unfilter.c reads each pixel as 8 bytes. */
     uint8_t *raw = malloc(raw_size + 8);
     struct libdeflate_decompressor *decompressor = raw != NULL ? libdeflate_alloc_decompressor() : NULL;
     size_t produced = 0;
@@ -108,9 +108,12 @@ int pngc_inflate_whole(const uint8_t *data, size_t size, size_t max_raw, pngc_in
         free(raw);
         return 0;
     }
+    /* Truecolour, and gray with alpha at 16 bits: pixels of 3 to 8 bytes (filtered_size checked the header). */
     unsigned depth = ihdr[8], color = ihdr[9];
-    if (depth == 16 && (color == 2 || color == 6)) {
-        size_t bpp = color == 2 ? 6 : 8, row_bytes = (size_t)be32(ihdr) * bpp + 1;
+    size_t channels = color == 2 ? 3 : color == 6 ? 4 : color == 4 ? 2 : 0;
+    size_t bpp = depth >= 8 ? channels * depth / 8 : 0;
+    if (bpp >= 3) {
+        size_t row_bytes = (size_t)be32(ihdr) * bpp + 1;
         uint8_t *zero_row = calloc(1, row_bytes + 8); /* the row above the first, padded as `raw` is */
         if (zero_row != NULL) pngc_unfilter_rows(raw, raw_size, row_bytes, bpp, zero_row);
         free(zero_row);

@@ -1,13 +1,14 @@
-/* PNGCodec: the row filters of 16-bit truecolour images (6 and 8 bytes per pixel) undone with SSE2, for the rows
- * png_inflate.c has already inflated.
+/* PNGCodec: the row filters of images with 3-, 4-, 6- or 8-byte pixels (8- and 16-bit RGB and RGBA, 16-bit gray
+ * with alpha) undone with SSE2, for the rows png_inflate.c has already inflated.
  *
- * Why: libpng has vector code for 3- and 4-byte pixels only; for 16-bit RGB and RGBA it undoes the Sub, Average and
- * Paeth filters a byte at a time, each byte waiting on the one a pixel before it (perf: 29 % of a 1600x1200 16-bit
- * PNG thumbnail, about as long as the inflate). One pixel's bytes do not depend on each other, so a pixel is undone
- * as one vector of 16-bit lanes, which is what libpng's own SSE2 code does for the small pixels: the same arithmetic
- * of the PNG specification (section 9), so the same bytes, about 5x faster (a 1600x1200 RGB16 image: 5 ms against
- * 24-26 ms for a plain byte loop). The rows are then marked filter type 0 (None), so libpng copies them and
- * everything else (the transforms, the colour chunks, the errors) stays its own. */
+ * Why: Debian's libpng is built without its optional vector filters (its library has no SSE2 instruction), so it
+ * undoes the Sub, Average and Paeth filters a byte at a time, each byte waiting on the one a pixel before it (perf:
+ * 29 % of a 1600x1200 16-bit PNG thumbnail, about as long as the inflate). One pixel's bytes do not depend on each
+ * other, so a pixel is undone as one vector of 16-bit lanes, as libpng's own optional SSE2 code does: the same
+ * arithmetic of the PNG specification (section 9), so the same bytes, about 5x faster (a 1600x1200 RGB16 image:
+ * 5 ms against 24-26 ms for a plain byte loop). The rows are then marked filter type 0 (None), so libpng copies
+ * them and everything else (the transforms, the colour chunks, the errors) stays its own. Pixels of 1 and 2 bytes
+ * (gray, palette, 8-bit gray with alpha) are left to libpng: a vector of one or two lanes gains nothing. */
 #include "png_codec_internal.h"
 
 #include <string.h>
@@ -15,9 +16,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* 8 bytes at `p`: a 6-byte pixel and the next 2 bytes, which the caller's padding keeps readable and whose lanes are
- * never stored. Loading 8 rather than 6 keeps each load clear of the previous pixel's store (no store-forwarding
- * stall) and is one instruction. */
+/* 8 bytes at `p`: a pixel and the bytes after it, which the caller's padding keeps readable and whose lanes are
+ * never stored. Loading 8 whatever the pixel size keeps each load clear of the previous pixel's store (no
+ * store-forwarding stall) and is one instruction. */
 static inline __m128i load_pixel(const uint8_t *p) { return _mm_loadl_epi64((const __m128i *)p); }
 
 static inline void store_pixel(uint8_t *p, __m128i value, size_t bpp) {
@@ -33,7 +34,7 @@ static inline __m128i choose(__m128i mask, __m128i yes, __m128i no) {
 }
 
 /* One row of `n` bytes (without its filter byte) whose pixels are `bpp` bytes; `prior` is the row above, already
- * undone (zeros above the first). Inlined for each `bpp`, so that the 6- or 8-byte store is a constant size. */
+ * undone (zeros above the first). Inlined for each `bpp`, so that the pixel's store is a constant size. */
 static inline __attribute__((always_inline)) void undo_row(uint8_t *row, const uint8_t *prior, size_t n, const size_t bpp,
                                                            int type) {
     const __m128i zero = _mm_setzero_si128();
@@ -77,7 +78,10 @@ static inline __attribute__((always_inline)) void undo_row(uint8_t *row, const u
 }
 
 int pngc_unfilter_rows(uint8_t *raw, size_t raw_size, size_t row_bytes, size_t bpp, const uint8_t *zero_row) {
-    if ((bpp != 6 && bpp != 8) || row_bytes < 2 || raw_size % row_bytes != 0 || (row_bytes - 1) % bpp != 0) return 0;
+    if ((bpp != 3 && bpp != 4 && bpp != 6 && bpp != 8) || row_bytes < 2 || raw_size % row_bytes != 0
+        || (row_bytes - 1) % bpp != 0) {
+        return 0;
+    }
     size_t rows = raw_size / row_bytes;
     /* A filter type libpng does not know is its error to report: such a stream is left as it came. */
     for (size_t y = 0; y < rows; y++) {
@@ -86,10 +90,11 @@ int pngc_unfilter_rows(uint8_t *raw, size_t raw_size, size_t row_bytes, size_t b
     for (size_t y = 0; y < rows; y++) {
         uint8_t *row = raw + y * row_bytes;
         const uint8_t *prior = y == 0 ? zero_row : row - row_bytes + 1;
-        if (bpp == 6) {
-            undo_row(row + 1, prior, row_bytes - 1, 6, row[0]);
-        } else {
-            undo_row(row + 1, prior, row_bytes - 1, 8, row[0]);
+        switch (bpp) {
+        case 3: undo_row(row + 1, prior, row_bytes - 1, 3, row[0]); break;
+        case 4: undo_row(row + 1, prior, row_bytes - 1, 4, row[0]); break;
+        case 6: undo_row(row + 1, prior, row_bytes - 1, 6, row[0]); break;
+        default: undo_row(row + 1, prior, row_bytes - 1, 8, row[0]); break;
         }
         row[0] = 0;
     }
