@@ -44,6 +44,9 @@ enum Imagepipe {
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // Buffers reused instead of mapped afresh for each stage (see MallocTuning.applyThresholds); first, so that a
+        // preforked worker inherits it. `serve` adds its arena bound when it starts.
+        MallocTuning.applyThresholds()
         if IsolationSetup.wantsPreforkedWorker(arguments) {
             // Before anything starts a thread: a worker forked now serves the first isolated decode (see PreforkedWorker).
             IsolationSetup.prepareWorker(arguments)

@@ -76,7 +76,19 @@ import Testing
           .enabled(if: getenv("MALLOC_MMAP_THRESHOLD_") == nil && getenv("MALLOC_TRIM_THRESHOLD_") == nil,
                    "the environment fixes glibc's thresholds instead"))
     func fixedThresholdsKeepTheWorkingSetAndReturnHugeBuffers() throws {
-        let settings = MallocTuning.applyServiceSettings()
+        try Self.expectFixedThresholds(MallocTuning.applyServiceSettings())
+    }
+
+    @Test("the CLI's settings (every command) fix the same thresholds and leave the arenas to glibc",
+          .enabled(if: getenv("MALLOC_MMAP_THRESHOLD_") == nil && getenv("MALLOC_TRIM_THRESHOLD_") == nil,
+                   "the environment fixes glibc's thresholds instead"))
+    func commandLineThresholdsLeaveTheArenas() throws {
+        let settings = MallocTuning.applyThresholds()
+        #expect(settings.arenaBound == nil)
+        try Self.expectFixedThresholds(settings)
+    }
+
+    private static func expectFixedThresholds(_ settings: MallocTuning.ServiceSettings) throws {
         #expect(settings.mmapThreshold == MallocTuning.mmapThreshold)
         #expect(settings.trimThreshold == MallocTuning.trimThreshold)
         // Below the threshold: from an arena, not a mapping of its own (glibc's default would have mapped it and
@@ -95,7 +107,7 @@ import Testing
         memset(huge, 1, hugeSize)
         free(huge)
         // (Nearly none rather than none: another test's allocation may map the freed range again meanwhile.)
-        #expect(try Self.residentPages(of: [huge][...], size: hugeSize, unmappedIsReturned: true) < (hugeSize >> 12) / 10)
+        #expect(try residentPages(of: [huge][...], size: hugeSize, unmappedIsReturned: true) < (hugeSize >> 12) / 10)
     }
 
     @Test("the periodic trim gives freed heap pages back, which a plain free keeps while a block above them lives")

@@ -56,14 +56,33 @@ public enum MallocTuning {
 
     /// `applyForService`, saying what it set.
     public static func applyServiceSettings() -> ServiceSettings {
-        func set(_ parameter: Int32, _ value: Int, unless variable: String) -> Int? {
-            guard getenv(variable) == nil, LinuxSystem.mallopt(parameter, Int32(clamping: value)) else { return nil }
-            return value
-        }
-        return ServiceSettings(
-            arenaBound: set(LinuxSystem.M_ARENA_MAX, arenaBound, unless: "MALLOC_ARENA_MAX"),
+        let thresholds = applyThresholds()
+        return ServiceSettings(arenaBound: set(LinuxSystem.M_ARENA_MAX, arenaBound, unless: "MALLOC_ARENA_MAX"),
+                               mmapThreshold: thresholds.mmapThreshold, trimThreshold: thresholds.trimThreshold)
+    }
+
+    /// Fixes the mmap and trim thresholds only (each unless the environment chose), leaving the arenas to glibc;
+    /// returns what it set (`arenaBound` nil). The CLI applies this to every command.
+    ///
+    /// Why a short-lived command wants it too: one render hands a chain of megabyte buffers from stage to stage (the
+    /// file, the inflated rows, the decoded image, the resampler's rows, the output, the encoder's filtered rows).
+    /// Under the dynamic threshold each of them is a fresh mapping whose pages fault in one by one and are returned
+    /// when it is freed, so the next buffer faults them in again; with the threshold fixed, a freed buffer's pages
+    /// serve the next one. A 640×480 16-bit PNG → 256 px render took 2,939 page faults and 46.2 ms, 2,393 and
+    /// 43.3 ms with these settings (alternated runs, 2 cores). The arenas stay glibc's: a batch on a large machine
+    /// runs a lane per core, and two arenas would make those lanes queue on malloc's locks.
+    @discardableResult
+    public static func applyThresholds() -> ServiceSettings {
+        ServiceSettings(
+            arenaBound: nil,
             mmapThreshold: set(LinuxSystem.M_MMAP_THRESHOLD, mmapThreshold, unless: "MALLOC_MMAP_THRESHOLD_"),
             trimThreshold: set(LinuxSystem.M_TRIM_THRESHOLD, trimThreshold, unless: "MALLOC_TRIM_THRESHOLD_"))
+    }
+
+    /// One mallopt setting, unless the operator's environment variable already chose it (glibc read it at start).
+    private static func set(_ parameter: Int32, _ value: Int, unless variable: String) -> Int? {
+        guard getenv(variable) == nil, LinuxSystem.mallopt(parameter, Int32(clamping: value)) else { return nil }
+        return value
     }
 
     /// Returns malloc's free pages to the kernel every `seconds` (malloc_trim(0), on a utility queue), until the
