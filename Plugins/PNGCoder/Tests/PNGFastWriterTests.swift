@@ -138,6 +138,53 @@ struct PNGFastWriterTests {
         return rows.flatMap { $0 }
     }
 
+    /// The zlib header's level field (RFC 1950 FLEVEL), which libdeflate sets from its level: 1 for levels 2-5, 2 for
+    /// levels 6-7. It is how a test sees which level the writer chose without timing anything.
+    private static func zlibLevelField(of png: [UInt8]) throws -> UInt8 {
+        let idat = try #require(PNGChunks.chunks(of: png).first { $0.type == "IDAT" })
+        try #require(idat.data.count >= 2)
+        return idat.data[1] >> 6
+    }
+
+    /// 320×240 opaque RGBA: a camera-like photo (a smooth gradient under ±12 of grain) or a drawing (flat boxes of
+    /// four colours on a background).
+    private static func rows(photographic: Bool) throws -> Image {
+        let width = 320, height = 240
+        var generator = SplitMix64(seed: 31)
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        let palette: [[UInt8]] = [[250, 250, 245], [220, 60, 40], [40, 90, 200], [30, 30, 30]]
+        for y in 0..<height {
+            for x in 0..<width {
+                for channel in 0..<3 {
+                    let value: Int
+                    if photographic {
+                        let base = (x * 200 / width + y * 55 / height + channel * 20) % 256
+                        value = base + Int(generator.next() % 25) - 12
+                    } else {
+                        value = Int(palette[(x / 40 + y / 60) % 2 == 0 ? 0 : 1 + (x / 80 + y / 60) % 3][channel])
+                    }
+                    bytes[(y * width + x) * 4 + channel] = UInt8(clamping: value)
+                }
+            }
+        }
+        return try Image(width: width, height: height, pixelFormat: .rgba8, alphaMode: .none, bytes: bytes)
+    }
+
+    @Test("with no speed stated the level follows the rows (photographic: level 5, drawing: level 7), never the pixels; a stated speed is kept")
+    func defaultLevelFollowsTheRows() throws {
+        let coders = try PNGTesting.coders()
+        for (photographic, field) in [(true, UInt8(1)), (false, UInt8(2))] {
+            let image = try Self.rows(photographic: photographic)
+            let png = try coders.encode(image, format: "png")
+            #expect(try Self.zlibLevelField(of: png) == field, "photographic: \(photographic)")
+            let decoded = try coders.decode(data: png)
+            #expect(decoded.bytes == image.bytes, "photographic: \(photographic)")
+        }
+        // Speed 6 states level 7: the caller's choice wins over the rows'.
+        let stated = try coders.encode(try Self.rows(photographic: true), format: "png", options: EncodeOptions(speed: 6))
+        #expect(try Self.zlibLevelField(of: stated) == 2)
+    }
+
     @Test("speed changes the filters and level, never the pixels; speed 8 and up use only Sub")
     func speeds() throws {
         let pattern = Pattern.color(bits: 8, alpha: true, width: 67, height: 33)
