@@ -29,7 +29,8 @@ ip_status pngc_encode_libpng(const pngc_encode_params *params, ip_message messag
  * nothing sent to the sink before the data is compressed. Returns what pngc_encode documents. */
 ip_status pngc_encode_fast(const pngc_encode_params *params, ip_message message);
 
-/* The libdeflate level (1..12) for a pngc_encode_params speed (0..10); speed 0 is pngc_default_deflate_level's. */
+/* The libdeflate level (1..12) for a pngc_encode_params speed (0..10); for speed 0 the writer asks
+ * pngc_default_deflate_level instead (this table's 7 is what that gives drawings). */
 int pngc_deflate_level(int32_t speed);
 
 /* The level for speed 0: 7, or 5 when a level-1 sample of the filtered rows `data` keeps over a quarter of its size
