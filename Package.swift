@@ -11,7 +11,7 @@
 //   Sources/VersionedStructs the one rule for reading a versioned ABI struct (host, PluginKit, tester)
 //   Sources/HostGeometry     the host's placement, offered to plugins as ip_host.place
 //   Sources/S3Client         the S3 protocol (SigV4 exchanges, uploads) shared by the S3Loader and S3Cache plugins
-//   Sources/BoxShrink        block averages of rows as they are decoded (shrink-on-load), shared by the PNG and TIFF coders
+//   Sources/BoxShrink        block averages of rows as they are decoded, and of decoded planes (shrink-on-load): PNG, TIFF, AVIF
 //   Plugins/<Name>/Sources   one dynamic library per plugin (plus its C glue or system-library targets)
 //   Plugins/<Name>/Tests     that plugin's tests; they load only that plugin's .so from plugins.d
 //   Plugins/TemplateCoder    a plugin in plain C, built by the Makefile with cc (not by SwiftPM)

@@ -52,7 +52,7 @@ import Testing
         let d = try #require(coders.first).descriptor
         #expect(d.id == AVIFTest.coderID && d.format == "avif")
         #expect(d.mimeTypes == ["image/avif", "image/avif-sequence"] && d.extensions == ["avif", "avifs"])
-        #expect(d.capabilities == [.decode, .encode, .animated, .incremental, .threadSafe], "\(d.capabilities.names)")
+        #expect(d.capabilities == [.decode, .encode, .animated, .incremental, .fastThumbnail, .threadSafe], "\(d.capabilities.names)")
         #expect(d.patterns.count == 1 && d.patterns[0].offset == 4 && d.patterns[0].confirmWithSniff && d.patterns[0].relevance == 100)
         #expect(try AVIFTest.coders().encoder(for: "avifs")?.descriptor.id == AVIFTest.coderID)
     }

@@ -62,18 +62,31 @@ enum AVIFDecoding {
             try session.decode(frame: index)
         }
         try Host.checkCancellation(view.call)
-        var image = try frame(session, view: view, call: view.call)
+        var image = try frame(session, view: view, call: view.call, reduceForThumbnail: true)
         image.index = UInt32(index)
         ABIStruct.write(image, to: target)
     }
 
     /// The current frame of `session` as a host image with its colour facts (RGBA16 when asked, or for PQ/HLG, and the
-/// source has > 8 bits).
-    static func frame(_ session: AVIFDecoderSession, view: DecodeRequestView, call: OpaquePointer?) throws -> ip_image {
+    /// source has > 8 bits). With `reduceForThumbnail`, a thumbnail request gets the frame reduced in blocks before its
+    /// colour conversion when AVIFReduction allows (one-shot decodes and animation frames; the incremental decoder's
+    /// updates stay at full size, so its previews and its final image share one size).
+    static func frame(_ session: AVIFDecoderSession, view: DecodeRequestView, call: OpaquePointer?, reduceForThumbnail: Bool = false)
+        throws -> ip_image
+    {
         let decoded = session.image
-        let geometry = AVIFGeometry(decoded.pointee, applyOrientation: !view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION)))
+        let applyOrientation = !view.has(UInt32(IP_DECODE_IGNORE_ORIENTATION))
+        let geometry = AVIFGeometry(decoded.pointee, applyOrientation: applyOrientation)
         let sixteenBit = (view.has(UInt32(IP_DECODE_HIGH_BIT_DEPTH)) || AVIFColor.isHDR(decoded.pointee)) && decoded.pointee.depth > 8
-        var image = try AVIFRendering.render(decoded, geometry: geometry, sixteenBit: sixteenBit, view: view, call: call)
+        var image: ip_image
+        if reduceForThumbnail, let reduced = try AVIFReduction.reduced(decoded, geometry: geometry, view: view) {
+            defer { avifImageDestroy(reduced) }
+            image = try AVIFRendering.render(
+                reduced, geometry: AVIFGeometry(reduced.pointee, applyOrientation: applyOrientation), sixteenBit: sixteenBit,
+                view: view, call: call)
+        } else {
+            image = try AVIFRendering.render(decoded, geometry: geometry, sixteenBit: sixteenBit, view: view, call: call)
+        }
         AVIFColor.facts(decoded.pointee).write(into: &image, call: call)
         image.duration_ms = session.frameDurationMilliseconds
         image.index = UInt32(max(0, session.imageIndex))

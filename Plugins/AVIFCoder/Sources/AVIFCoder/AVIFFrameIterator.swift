@@ -40,7 +40,7 @@ final class AVIFFrameIterator {
         try Host.checkCancellation(call)
         guard try session.decodeNext() else { throw PluginFailure(IP_STATUS_END, "") }
         try Host.checkCancellation(call)
-        let image = try AVIFDecoding.frame(session, view: view, call: call)
+        let image = try AVIFDecoding.frame(session, view: view, call: call, reduceForThumbnail: true)
         delivered += 1
         ABIStruct.write(image, to: target)
     }
