@@ -54,4 +54,12 @@ void pngc_inflated_release(pngc_inflated *inflated);
  * another pixel size, a row with an unknown filter type, or a machine without SSE2. */
 int pngc_unfilter_rows(uint8_t *raw, size_t raw_size, size_t row_bytes, size_t bpp, const uint8_t *zero_row);
 
+/* Whether rows of this layout reach RGBA without libpng's transforms (png_rows.c): gray, gray with alpha, RGB or
+ * RGBA at 8 or 16 bits, without a tRNS colour key, not interlaced. */
+int pngc_row_layout_is_direct(int color_type, int bit_depth, int has_trns, int interlaced);
+
+/* One unfiltered row (after its filter-type byte) of such a layout to `width` RGBA pixels: RGBA8, or native-endian
+ * RGBA16 with `output16`, exactly as libpng's expand, scale_16, expand_16, gray_to_rgb, filler and swap make them. */
+void pngc_convert_stored_row(const uint8_t *row, uint32_t width, int color_type, int bit_depth, int output16, uint8_t *out);
+
 #endif
