@@ -72,10 +72,10 @@ import Testing
         return resident
     }
 
-    @Test("with the service's thresholds an 8 MiB buffer comes from an arena (reused by the next render), and a 48 MiB one is a mapping of its own, unmapped when freed",
+    @Test("with the service's thresholds an 8 MiB buffer comes from an arena (reused by the next render), the trim threshold at 1 GiB",
           .enabled(if: getenv("MALLOC_MMAP_THRESHOLD_") == nil && getenv("MALLOC_TRIM_THRESHOLD_") == nil,
                    "the environment fixes glibc's thresholds instead"))
-    func fixedThresholdsKeepTheWorkingSetAndReturnHugeBuffers() throws {
+    func fixedThresholdsKeepTheWorkingSet() throws {
         try Self.expectFixedThresholds(MallocTuning.applyServiceSettings())
     }
 
@@ -101,16 +101,11 @@ import Testing
         let sizeWord = block.load(fromByteOffset: -MemoryLayout<UInt>.size, as: UInt.self)
         #expect(sizeWord & 2 == 0, "an 8 MiB block was mapped on its own (size word \(String(sizeWord, radix: 16)))")
         #expect(Int(sizeWord & ~7) >= size)
-        // Above it: a mapping of its own, which glibc's free unmaps, so one huge decode does not raise the RSS for
-        // good. Read from the same IS_MMAPPED bit rather than from the range's residency after free: in a test
-        // process other suites' threads may map that freed range again at any moment, which made the residency
-        // check fail now and then (CI, 2026-12-07) while glibc had done exactly what is asked here.
-        let hugeSize = 48 << 20
-        let huge = try #require(malloc(hugeSize))
-        defer { free(huge) }
-        let hugeSizeWord = huge.load(fromByteOffset: -MemoryLayout<UInt>.size, as: UInt.self)
-        #expect(hugeSizeWord & 2 != 0, "a 48 MiB block came from an arena (size word \(String(hugeSizeWord, radix: 16)))")
-        #expect(Int(hugeSizeWord & ~7) >= hugeSize)
+        // Not checked here: that a block above the threshold gets a mapping of its own. glibc maps it only when the
+        // arena's top cannot hold it, and in this test process, with the trim threshold at 1 GiB, another suite's
+        // freed buffers can leave a top far above 48 MiB, which then serves the block (CI, 2026-12-07: first the
+        // freed range was still resident, then, checked by IS_MMAPPED, the block came from an arena). In a fresh
+        // process, as serve and every command start, the top is small and the block is mapped.
     }
 
     @Test("the periodic trim gives freed heap pages back, which a plain free keeps while a block above them lives")
