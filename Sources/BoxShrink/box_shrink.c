@@ -1,5 +1,6 @@
 /* BoxShrink: block sums of one reduced row, written out when the row's last source row arrives. */
 #include "box_shrink.h"
+#include "block_span.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +43,9 @@ void bxs_destroy(bxs_shrinker *shrinker) {
 
 uint32_t bxs_rows_pushed(const bxs_shrinker *shrinker) { return shrinker->pushed; }
 
-/* First source column of reduced column j, and one past its last. */
+/* One past the last source column of reduced column j. */
 static inline uint32_t block_end(const bxs_shrinker *s, uint32_t j) {
-    return j + 1 == s->reduced_width ? s->layout.width : (j + 1) * s->layout.factor;
+    return bxs_block_end(j, s->reduced_width, s->layout.width, s->layout.factor);
 }
 
 static void add_row8(bxs_shrinker *s, const uint8_t *row) {

@@ -1,15 +1,10 @@
 /* PlaneShrink: source rows are added column by column into one row of 32-bit sums (a loop the compiler vectorises),
  * and each finished band of rows is then summed across its blocks once: per source sample one addition. */
 #include "plane_shrink.h"
+#include "block_span.h"
 
 #include <stdlib.h>
 
-/* One past the last source index of target index `i` along a dimension of `source` samples reduced to `target`. */
-static inline uint32_t block_end(uint32_t i, uint32_t target, uint32_t source, uint32_t factor) {
-    if (i + 1 == target) return source;
-    uint32_t end = (i + 1) * factor;
-    return end < source ? end : source;
-}
 
 int bxs_reduce_plane(const bxs_plane *source, const bxs_plane *target, uint32_t factor_x, uint32_t factor_y, int sample16) {
     if (source == NULL || target == NULL || source->samples == NULL || target->samples == NULL || factor_x == 0 || factor_y == 0)
@@ -25,7 +20,7 @@ int bxs_reduce_plane(const bxs_plane *source, const bxs_plane *target, uint32_t 
     uint32_t *columns = calloc(width, sizeof *columns);
     if (columns == NULL) return -1;
     for (uint32_t j = 0; j < out_height; j++) {
-        uint32_t first = j * factor_y, end = block_end(j, out_height, height, factor_y);
+        uint32_t first = j * factor_y, end = bxs_block_end(j, out_height, height, factor_y);
         for (uint32_t y = first; y < end; y++) {
             const uint8_t *row = source->samples + (size_t)y * source->stride;
             if (sample16) {
@@ -38,7 +33,7 @@ int bxs_reduce_plane(const bxs_plane *source, const bxs_plane *target, uint32_t 
         uint8_t *out = target->samples + (size_t)j * target->stride;
         uint32_t rows = end - first;
         for (uint32_t i = 0, x = 0; i < out_width; i++) {
-            uint32_t stop = block_end(i, out_width, width, factor_x);
+            uint32_t stop = bxs_block_end(i, out_width, width, factor_x);
             uint64_t sum = 0, count = (uint64_t)(stop - x) * rows;
             for (; x < stop; x++) {
                 sum += columns[x];

@@ -38,9 +38,11 @@ public struct StandIn {
     /// The block side for a reduce-while-decoding (BoxShrink: `width / k` by `height / k` block averages): the
     /// largest k whose reduction still leaves at least twice the drawn size in both dimensions — the host's own rule
     /// before its Lanczos pass, which then has at most 4:1 left — and may stand in; 1 when nothing smaller may.
-    public func blockFactor() -> Int {
+    /// With `step`, only multiples of it are considered (AVIF's subsampled chroma is averaged in blocks of k / 2).
+    public func blockFactor(multipleOf step: Int = 1) -> Int {
         var factor = Int(min(full.width / drawn.width, full.height / drawn.height) / 2)
-        while factor >= 2, !accepts(width: Int(full.width) / factor, height: Int(full.height) / factor) { factor -= 1 }
+        factor -= factor % step
+        while factor >= 2, !accepts(width: Int(full.width) / factor, height: Int(full.height) / factor) { factor -= step }
         return max(1, factor)
     }
 

@@ -1,6 +1,6 @@
 import BoxShrink
-import PluginAPI
 import CAVIF
+import PluginAPI
 import PluginKit
 
 /// Shrink-on-load for a thumbnail: the decoded YUV planes are averaged in k x k blocks before the colour conversion,
@@ -31,13 +31,7 @@ enum AVIFReduction {
         // thumbnail's chroma is not subsampled twice (once in the file, once more in the reduced image; measured on a
         // 4:2:0 photo: 39.8 dB against the full decode's thumbnail when the reduced image stayed 4:2:0). Those
         // half blocks need an even k.
-        var factor = standIn.blockFactor()
-        if subsampled {
-            factor &= ~1
-            while factor > 1, !standIn.accepts(width: geometry.outputWidth / factor, height: geometry.outputHeight / factor) {
-                factor -= 2
-            }
-        }
+        let factor = standIn.blockFactor(multipleOf: subsampled ? 2 : 1)
         guard factor > 1 else { return nil }
         let k = UInt32(factor)
         let reducedFormat = subsampled ? AVIF_PIXEL_FORMAT_YUV444 : source.yuvFormat

@@ -54,12 +54,25 @@ void pngc_inflated_release(pngc_inflated *inflated);
  * another pixel size, a row with an unknown filter type, or a machine without SSE2. */
 int pngc_unfilter_rows(uint8_t *raw, size_t raw_size, size_t row_bytes, size_t bpp, const uint8_t *zero_row);
 
-/* Whether rows of this layout reach RGBA without libpng's transforms (png_rows.c): gray, gray with alpha, RGB or
- * RGBA at 8 or 16 bits, without a tRNS colour key, not interlaced. */
-int pngc_row_layout_is_direct(int color_type, int bit_depth, int has_trns, int interlaced);
+/* Rows between two cancellation checks while decoding. */
+#define PNGC_CANCEL_INTERVAL 16u
 
-/* One unfiltered row (after its filter-type byte) of such a layout to `width` RGBA pixels: RGBA8, or native-endian
- * RGBA16 with `output16`, exactly as libpng's expand, scale_16, expand_16, gray_to_rgb, filler and swap make them. */
-void pngc_convert_stored_row(const uint8_t *row, uint32_t width, int color_type, int bit_depth, int output16, uint8_t *out);
+/* How a PNG stores its rows, as its header says (before libpng's transforms change what libpng reports). */
+typedef struct pngc_stored_layout {
+    int color_type, bit_depth, has_trns;
+    size_t row_stride; /* the filter-type byte and the row's samples */
+} pngc_stored_layout;
+
+/* Whether inflated rows (`raw`, `height` rows of layout->row_stride bytes) reach RGBA without libpng (png_rows.c):
+ * gray, gray with alpha, RGB or RGBA at 8 or 16 bits, no tRNS colour key, not interlaced, and every row of filter
+ * type None, which pngc_unfilter_rows leaves behind (rows of 1- and 2-byte pixels keep their filters). */
+int pngc_rows_are_direct(const pngc_stored_layout *layout, const uint8_t *raw, size_t raw_size, uint32_t height, int interlaced);
+
+/* Converts such rows to RGBA8, or native-endian RGBA16 with `output16`, exactly as libpng's expand, scale_16,
+ * expand_16, gray_to_rgb, filler and swap make them: into `pixels` (`stride` apart) or, with `reduce`, each into
+ * `scratch` and then the shrinker. CANCELLED when `cancelled` says so between rows. */
+ip_status pngc_convert_rows(const pngc_stored_layout *layout, const uint8_t *raw, const pngc_info *expected, int32_t output16,
+                            uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
+                            pngc_cancel_fn cancelled, void *cancel_context, ip_message message);
 
 #endif

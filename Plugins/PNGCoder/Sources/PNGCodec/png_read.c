@@ -16,9 +16,6 @@
 #define PNGC_INFLATE_MAX ((size_t)64 << 20)
 #define PNGC_INFLATE_MAX_REDUCED ((size_t)24 << 20)
 
-/* Rows between two cancellation checks. */
-#define PNGC_CANCEL_INTERVAL 16u
-
 /* One read session. Heap-allocated so that every field keeps its value across png_error's longjmp
  * (locals changed after setjmp are indeterminate afterwards; memory reached through a pointer is not). */
 typedef struct pngc_reader {
@@ -312,47 +309,14 @@ ip_status pngc_decode_reduced(const uint8_t *data, size_t size, const pngc_range
 }
 
 /* The stored layout of the rows, read after png_read_info and before the transforms change what libpng reports. */
-typedef struct stored_layout {
-    int color_type, bit_depth, has_trns;
-    size_t row_stride; /* the filter-type byte and the row's samples */
-} stored_layout;
-
-static stored_layout read_stored_layout(const pngc_reader *reader, uint32_t width) {
+static pngc_stored_layout read_stored_layout(const pngc_reader *reader, uint32_t width) {
     png_structp png = reader->png;
-    stored_layout layout;
+    pngc_stored_layout layout;
     layout.color_type = png_get_color_type(png, reader->info);
     layout.bit_depth = png_get_bit_depth(png, reader->info);
     layout.has_trns = png_get_valid(png, reader->info, PNG_INFO_tRNS) != 0;
     layout.row_stride = 1 + (size_t)width * png_get_channels(png, reader->info) * ((size_t)layout.bit_depth / 8u);
     return layout;
-}
-
-/* Whether the inflated rows can skip libpng: a direct layout (png_rows.c) whose rows all carry filter type None,
- * which pngc_unfilter_rows leaves behind (rows of 1- and 2-byte pixels keep their filters and go through libpng). */
-static int direct_rows(const pngc_reader *reader, const stored_layout *layout) {
-    if (!pngc_row_layout_is_direct(layout->color_type, layout->bit_depth, layout->has_trns, reader->interlaced)) return 0;
-    if (reader->inflated.raw_size != layout->row_stride * reader->height) return 0;
-    for (uint32_t y = 0; y < reader->height; y++) {
-        if (reader->inflated.raw[(size_t)y * layout->row_stride] != 0) return 0;
-    }
-    return 1;
-}
-
-/* decode_rows' loop for direct rows: each converted into `pixels` or, with `reduce`, into `scratch` for the shrinker. */
-static ip_status convert_rows(const pngc_reader *reader, const stored_layout *layout, const pngc_info *expected,
-                              int32_t output16, uint8_t *pixels, size_t stride, struct bxs_shrinker *reduce, uint8_t *scratch,
-                              pngc_cancel_fn cancelled, void *cancel_context, ip_message message) {
-    for (uint32_t y = 0; y < expected->height; y++) {
-        if (y % PNGC_CANCEL_INTERVAL == 0 && cancelled != NULL && cancelled(cancel_context)) {
-            pngc_message(message, "cancelled");
-            return IP_STATUS_CANCELLED;
-        }
-        const uint8_t *row = reader->inflated.raw + (size_t)y * layout->row_stride + 1;
-        uint8_t *out = reduce == NULL ? pixels + (size_t)y * stride : scratch;
-        pngc_convert_stored_row(row, expected->width, layout->color_type, layout->bit_depth, output16, out);
-        if (reduce != NULL) bxs_push(reduce, scratch);
-    }
-    return IP_STATUS_OK;
 }
 
 static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_ranged *ranged, const pngc_info *expected,
@@ -399,7 +363,7 @@ static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_ranged
         reader_destroy(reader);
         return IP_STATUS_INTERNAL;
     }
-    stored_layout layout = read_stored_layout(reader, expected->width);
+    pngc_stored_layout layout = read_stored_layout(reader, expected->width);
     reader_request_rgba(reader, output16);
     int passes = png_set_interlace_handling(reader->png);
     reader->height = expected->height;
@@ -412,9 +376,10 @@ static ip_status decode_rows(const uint8_t *data, size_t size, const pngc_ranged
         reader_destroy(reader);
         return IP_STATUS_INTERNAL;
     }
-    if (reader->pre_inflated && direct_rows(reader, &layout)) {
-        status = convert_rows(reader, &layout, expected, output16, pixels, stride, reduce, scratch, cancelled, cancel_context,
-                              message);
+    if (reader->pre_inflated
+        && pngc_rows_are_direct(&layout, reader->inflated.raw, reader->inflated.raw_size, expected->height, reader->interlaced)) {
+        status = pngc_convert_rows(&layout, reader->inflated.raw, expected, output16, pixels, stride, reduce, scratch, cancelled,
+                                   cancel_context, message);
         reader_destroy(reader);
         return status;
     }
