@@ -64,14 +64,19 @@ public final class SeaweedFS: @unchecked Sendable {
             """
         try identities.write(toFile: folder + "/identities.json", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        // Its logs and the local sockets it can be told about go in the folder; its gRPC sockets are always
+        // /tmp/seaweedfs-<service>-grpc-<port>.sock, removed by the supervisor once weed is gone.
         let arguments = [
-            "server", "-dir=\(folder)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            "-logdir=\(folder)", "server", "-dir=\(folder)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
             "-master.port=\(ports[1])", "-master.port.grpc=\(ports[2])", "-volume.port=\(ports[3])", "-volume.port.grpc=\(ports[4])",
             "-filer", "-filer.port=\(ports[5])", "-filer.port.grpc=\(ports[6])",
             "-s3", "-s3.port=\(port)", "-s3.port.grpc=\(ports[7])", "-s3.port.iceberg=0", "-s3.port.lance=0",
             "-s3.config=\(folder)/identities.json", "-master.volumeSizeLimitMB=16", "-volume.max=100", "-metricsPort=\(ports[8])",
+            "-s3.localSocket=\(folder)/s3.sock", "-filer.localSocket=\(folder)/filer.sock",
         ]
-        server = try SupervisedProcess([Self.binary] + arguments, log: folder + "/weed.log")
+        let grpcSockets = [("master", ports[2]), ("volume", ports[4]), ("filer", ports[6]), ("s3", ports[7])]
+            .map { "/tmp/seaweedfs-\($0.0)-grpc-\($0.1).sock" }
+        server = try SupervisedProcess([Self.binary] + arguments, log: folder + "/weed.log", leftovers: grpcSockets)
         // Ready when the S3 gateway answers an unsigned request with S3's own refusal.
         for _ in 0..<300 {
             if let answer = try? CommandLine.run("/usr/bin/curl", ["-s", "-m", "2", "-o", "/dev/null", "-w", "%{http_code}", endpoint + "/"]),
