@@ -9,9 +9,15 @@ import Glibc
 /// in /tmp, one `make test` leaves about two thousand of them and gigabytes behind, and a developer's /tmp fills
 /// within a day. A test cannot remove its own folder safely (a worker or a server it started may still use it until
 /// the test's deferred stops run), the process's exit can. A process that dies before its exit handlers run (a
-/// crash, SIGKILL) leaves its folder: the next test process removes the folders of processes that are gone.
+/// crash, SIGKILL) leaves its folder: a later test process removes the folders of processes that are gone.
 enum TestRunFolder {
     private static let prefix = "imagepipe-tests."
+    /// The process that made the folder: a child forked from it (and not exec'd) inherits the exit handler, and must
+    /// not remove the folder its parent still uses.
+    private static let owner = getpid()
+    /// How long an abandoned folder is left alone: its pid may belong to another PID namespace sharing this /tmp,
+    /// where a live run's pid looks gone; a live run keeps its folder's time fresh by making folders in it.
+    private static let abandonedAfterSeconds = 3600
 
     /// `<tmp>/imagepipe-tests.<pid>.XXXXXX`, canonical, private (0700); made on first use.
     static let path: String = {
@@ -25,7 +31,10 @@ enum TestRunFolder {
             defer { free(pointer) }
             return String(cString: pointer)
         } ?? String(cString: made)
-        atexit { removeTree(TestRunFolder.path) }
+        _ = owner
+        atexit {
+            if getpid() == TestRunFolder.owner { removeTree(TestRunFolder.path) }
+        }
         return canonical
     }()
 
@@ -36,17 +45,23 @@ enum TestRunFolder {
         return root.isEmpty ? "/tmp" : root
     }
 
-    /// Removes the folders of earlier test processes that no longer run (their pid is the name's second part).
+    /// Removes the folders of earlier test processes that no longer run (their pid is the name's second part) and
+    /// have not changed for `abandonedAfterSeconds`.
     private static func removeAbandoned(in temporary: String) {
         guard let directory = opendir(temporary) else { return }
         defer { closedir(directory) }
+        var abandoned: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name.hasPrefix(prefix) else { continue }
             let parts = name.dropFirst(prefix.count).split(separator: ".")
             guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0 else { continue }
-            if kill(pid, 0) != 0, errno == ESRCH { removeTree(temporary + "/" + name) }
+            var info = stat()
+            guard lstat(temporary + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(),
+                  time(nil) - info.st_mtim.tv_sec > abandonedAfterSeconds else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH { abandoned.append(name) }
         }
+        for name in abandoned { removeTree(temporary + "/" + name) }
     }
 
     /// `rm -rf`: symbolic links are removed, never followed; a folder a test made read-only is opened up first, so

@@ -83,8 +83,13 @@ enum GlobalStateChecks {
         context.note("unchanged after load, init and 4 rounds of use (\(used.isEmpty ? "no component could be exercised" : used.joined(separator: ", ")))")
     }
 
+    /// A fresh private folder in TMPDIR (or /tmp), as every Unix tool makes its scratch files: a test run that points
+    /// TMPDIR at a folder of its own (scripts/no-leftovers) then sees what the checks leave behind.
     static func temporaryFolder() throws -> String {
-        var template = Array("/tmp/imagepipe-check.XXXXXX".utf8CString)
+        var base = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        if base.isEmpty { base = "/tmp" }
+        var template = Array("\(base)/imagepipe-check.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw PluginUnderTest.Failure("mkdtemp failed") }
         return String(cString: made)
     }

@@ -62,8 +62,19 @@ enum LoaderChecks {
         var server: ChildProcess?
     }
 
+    /// The fixture of the loader's scheme; its folder is removed when there is none (a skip, a failure), since the
+    /// caller's cleanup only ever sees a fixture that was returned.
     static func fixture(for loader: LoaderUnderTest, context: CheckContext) throws -> Fixture {
         let folder = try GlobalStateChecks.temporaryFolder()
+        do {
+            return try fixture(for: loader, context: context, in: folder)
+        } catch {
+            GlobalStateChecks.removeFolder(folder)
+            throw error
+        }
+    }
+
+    private static func fixture(for loader: LoaderUnderTest, context: CheckContext, in folder: String) throws -> Fixture {
         try GlobalStateChecks.writeFile(folder + "/small.bin", pattern(100))
         try GlobalStateChecks.writeFile(folder + "/empty.bin", [])
         let bigSize = 3 << 20
