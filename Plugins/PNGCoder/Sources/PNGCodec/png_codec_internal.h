@@ -54,7 +54,7 @@ void pngc_inflated_release(pngc_inflated *inflated);
  * another pixel size, a row with an unknown filter type, or a machine without SSE2. */
 int pngc_unfilter_rows(uint8_t *raw, size_t raw_size, size_t row_bytes, size_t bpp, const uint8_t *zero_row);
 
-/* Rows between two cancellation checks while decoding. */
+/* Rows between two cancellation checks: the decoder's row loops and both writers. */
 #define PNGC_CANCEL_INTERVAL 16u
 
 /* How a PNG stores its rows, as its header says (before libpng's transforms change what libpng reports). */

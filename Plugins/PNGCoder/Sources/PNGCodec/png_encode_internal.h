@@ -5,9 +5,6 @@
 
 #include "png_codec.h"
 
-/* Rows between two cancellation checks, in both writers. */
-#define PNGC_CANCEL_INTERVAL 16u
-
 /* Bytes per output pixel: 3 or 4 channels of 1 or 2 bytes. */
 static inline size_t pngc_output_pixel_size(const pngc_encode_params *p) {
     return (p->write_alpha ? 4u : 3u) * (p->output16 ? 2u : 1u);
