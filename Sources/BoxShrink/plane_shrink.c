@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 
-
 int bxs_reduce_plane(const bxs_plane *source, const bxs_plane *target, uint32_t factor_x, uint32_t factor_y, int sample16) {
     if (source == NULL || target == NULL || source->samples == NULL || target->samples == NULL || factor_x == 0 || factor_y == 0)
         return -1;

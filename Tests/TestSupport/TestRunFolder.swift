@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,8 @@ enum TestRunFolder {
 
     /// `<tmp>/imagepipe-tests.<pid>.XXXXXX`, canonical, private (0700); made on first use.
     static let path: String = {
-        let temporary = temporaryRoot()
+        var temporary = NSTemporaryDirectory()
+        while temporary.count > 1, temporary.hasSuffix("/") { temporary.removeLast() }
         removeAbandoned(in: temporary)
         var template = Array("\(temporary)/\(prefix)\(getpid()).XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -37,13 +39,6 @@ enum TestRunFolder {
         }
         return canonical
     }()
-
-    /// TMPDIR as Foundation's NSTemporaryDirectory reads it, without a trailing slash; /tmp when unset.
-    private static func temporaryRoot() -> String {
-        var root = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        while root.count > 1, root.hasSuffix("/") { root.removeLast() }
-        return root.isEmpty ? "/tmp" : root
-    }
 
     /// Removes the folders of earlier test processes that no longer run (their pid is the name's second part) and
     /// have not changed for `abandonedAfterSeconds`.
