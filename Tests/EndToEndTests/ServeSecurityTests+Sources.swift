@@ -145,6 +145,38 @@ extension ServeSecurityTests {
         #expect(serve.terminate() == 0)
     }
 
+    @Test("a local source looked up before stays confined: a cached URL whose folder became a link outside is 403; a touch is a new version")
+    func rememberedLocalSourcesStayConfined() throws {
+        let serve = try ServeProcess(["--root", root])
+        let inside = root + "/photos/kept", outside = folder + "/kept-outside"
+        try FileManager.default.createDirectory(atPath: inside, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try Data(big).write(to: URL(fileURLWithPath: inside + "/x.png"))
+        try Data(small).write(to: URL(fileURLWithPath: outside + "/x.png"))
+        let url = serve.signed(local("/photos/kept/x.png"))
+        let first = try serve.get(url)
+        #expect(first.status == 200 && pngSize(first.body)?.0 == 400)
+        // The service remembers what it found under this path; the path now leads outside, to another file.
+        #expect(rename(inside, inside + ".away") == 0)
+        try FileManager.default.createSymbolicLink(atPath: inside, withDestinationPath: outside)
+        let swapped = try serve.get(url)
+        #expect(swapped.status == 403, "\(swapped.status) \(text(swapped))")
+        // Back in place, the same file: the same version, answered from the cache.
+        func renders() throws -> String? {
+            text(try serve.get("/metrics")).split(separator: "\n").first { $0.hasPrefix("imagepipe_renders_total ") }.map(String.init)
+        }
+        try FileManager.default.removeItem(atPath: inside)
+        #expect(rename(inside + ".away", inside) == 0)
+        #expect(try serve.get(url).status == 200)
+        #expect(try renders() == "imagepipe_renders_total 1")
+        // Touched: the same bytes with a new modification time are a new version, rendered again.
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, inside + "/x.png", &times, 0) == 0)
+        #expect(try serve.get(url).status == 200)
+        #expect(try renders() == "imagepipe_renders_total 2")
+        #expect(serve.terminate() == 0)
+    }
+
     @Test("an http(s) source is revalidated after --source-ttl: a 304 keeps its renders, a change is served anew; a missing one is retried after --failed-ttl")
     func changedRemoteSourcesAreRefetched() throws {
         let files = try TestPaths.temporaryDirectory("origin-changing")

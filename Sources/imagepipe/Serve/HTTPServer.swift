@@ -73,13 +73,29 @@ final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// Header names and values as two C string arrays, for the duration of `body`.
+/// Header names and values as two C string arrays, for the duration of `body`. Every answer pays this, so the
+/// strings share one buffer (NUL-terminated, side by side) rather than taking an allocation each.
 private func withCHeaders<R>(_ headers: [(String, String)],
                              _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
-    let names = headers.map { strdup($0.0) }, values = headers.map { strdup($0.1) }
-    defer { names.forEach { free($0) }; values.forEach { free($0) } }
-    let namePointers = names.map { UnsafePointer<CChar>($0) }, valuePointers = values.map { UnsafePointer<CChar>($0) }
-    return namePointers.withUnsafeBufferPointer { n in valuePointers.withUnsafeBufferPointer { v in body(n.baseAddress, v.baseAddress) } }
+    var text: [CChar] = []
+    text.reserveCapacity(headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
+    var starts: [Int] = []
+    starts.reserveCapacity(headers.count * 2)
+    func add(_ string: String) {
+        starts.append(text.count)
+        for byte in string.utf8 { text.append(CChar(bitPattern: byte)) }
+        text.append(0)
+    }
+    for (name, value) in headers {
+        add(name)
+        add(value)
+    }
+    return text.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return body(nil, nil) }
+        let names = stride(from: 0, to: starts.count, by: 2).map { UnsafePointer<CChar>?(base + starts[$0]) }
+        let values = stride(from: 1, to: starts.count, by: 2).map { UnsafePointer<CChar>?(base + starts[$0]) }
+        return names.withUnsafeBufferPointer { n in values.withUnsafeBufferPointer { v in body(n.baseAddress, v.baseAddress) } }
+    }
 }
 
 /// The request handler behind the C context pointer.

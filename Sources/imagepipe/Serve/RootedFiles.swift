@@ -35,13 +35,33 @@ final class RootedFiles: DataLoading {
     enum Lookup: Equatable { case found(String), refused(Int, String) }
 
     /// `relative`: the path under the root, with a leading "/", already free of ".." segments.
+    ///
+    /// Every request pays this, cache hits included, so the common case is one `fstatat`: a path whose file has the
+    /// identity `ip_stat_beneath` found there last time gets that time's answer. fstatat is not confined to the
+    /// root, but it is only believed when it names the very file (device and inode, size and times) that the
+    /// confined check found under this path, so its answer is the one the confined check gave; any difference (a
+    /// replaced, edited or touched file, a link, an error) is decided by the confined check again. Looked at, not
+    /// opened: a read opens the file itself, beneath the root.
     func lookup(_ relative: String) -> Lookup {
-        // Looked at, not opened: every request (cache hits too) pays this, and a read opens the file itself.
         var info = stat()
+        if ip_stat_unconfined(root, relative, &info) == 0, let last = confirmed.value(for: relative),
+           last.identity == Identity(info) {
+            return .found(last.versioned)
+        }
         guard ip_stat_beneath(root, relative, &info) == 0 else { return Self.refusal(errno) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .refused(404, "the source is not a file") }
-        return .found(Self.scheme + relative.drop { $0 == "/" } + "?v=" + Self.identity(info))
+        let identity = Identity(info)
+        let versioned = Self.scheme + relative.drop { $0 == "/" } + "?v=" + identity.text
+        confirmed.store(Confirmed(identity: identity, versioned: versioned), for: relative)
+        return .found(versioned)
     }
+
+    /// What the confined check last found under a path (`lookup`).
+    private struct Confirmed: Sendable {
+        let identity: Identity
+        let versioned: String
+    }
+    private let confirmed = RecentlyUsed<Confirmed>(capacity: 4096)
 
     func canLoad(url: String) -> Bool { url.hasPrefix(Self.scheme) }
 
@@ -92,7 +112,7 @@ final class RootedFiles: DataLoading {
             close(descriptor)
             throw failure(url, .notFound, "not a file")
         }
-        guard Self.identity(info) == expected else {
+        guard Identity(info).text == expected else {
             close(descriptor)
             throw failure(url, .io, "the file changed while the request was made; try again")
         }
@@ -100,12 +120,23 @@ final class RootedFiles: DataLoading {
     }
 
     /// Device, inode, size, modification and status-change times (nanoseconds): a rename over it, an edit in place
-    /// and a touch all change it.
-    static func identity(_ info: stat) -> String {
-        [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size),
-         UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec),
-         UInt64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_ctim.tv_nsec)]
-            .map { String($0, radix: 36) }.joined(separator: "-")
+    /// and a touch all change it. A regular file's identity has the same fields whichever call read them, so the
+    /// unconfined look-up's and the confined check's can be compared.
+    struct Identity: Equatable, Sendable {
+        let device, inode, size, modified, changed: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = UInt64(info.st_size)
+            modified = UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec)
+            changed = UInt64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_ctim.tv_nsec)
+        }
+
+        /// The form versioned URLs carry.
+        var text: String {
+            [device, inode, size, modified, changed].map { String($0, radix: 36) }.joined(separator: "-")
+        }
     }
 
     private static func refusal(_ cause: Int32) -> Lookup {

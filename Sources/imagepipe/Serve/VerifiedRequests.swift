@@ -7,8 +7,7 @@ import Synchronization
 /// on the path alone once the service has started (keys, presets, limits and allowed sources are fixed then). So a
 /// path seen before skips them; what can change between two requests for it is still done every time: the local
 /// file's identity (`SourcePolicy.resolve(_:)`), the Accept negotiation, the output cache. Only verified paths get
-/// in, so a forger cannot fill it; two generations of `capacity` entries bound it (a path used in the current or
-/// the previous generation stays, the rest go when the current one is full).
+/// in, so a forger cannot fill it; `RecentlyUsed` bounds it to two generations of `capacity` entries.
 final class VerifiedRequests: Sendable {
     struct Entry: Sendable {
         let parsed: ProcessingURL
@@ -32,36 +31,14 @@ final class VerifiedRequests: Sendable {
         }
     }
 
-    private struct Generations {
-        var current: [String: Entry] = [:]
-        var previous: [String: Entry] = [:]
-    }
+    private let entries: RecentlyUsed<Entry>
+    var capacity: Int { entries.capacity }
 
-    private let generations = Mutex(Generations())
-    let capacity: Int
+    init(capacity: Int = 2048) { entries = RecentlyUsed(capacity: capacity) }
 
-    init(capacity: Int = 2048) { self.capacity = max(1, capacity) }
+    func entry(for path: String) -> Entry? { entries.value(for: path) }
 
-    func entry(for path: String) -> Entry? {
-        generations.withLock { g in
-            if let hit = g.current[path] { return hit }
-            guard let old = g.previous[path] else { return nil }
-            Self.insert(old, for: path, into: &g, capacity: capacity)
-            return old
-        }
-    }
+    func store(_ entry: Entry, for path: String) { entries.store(entry, for: path) }
 
-    func store(_ entry: Entry, for path: String) {
-        generations.withLock { Self.insert(entry, for: path, into: &$0, capacity: capacity) }
-    }
-
-    var count: Int { generations.withLock { $0.current.count + $0.previous.count } }
-
-    private static func insert(_ entry: Entry, for path: String, into g: inout Generations, capacity: Int) {
-        if g.current.count >= capacity {
-            g.previous = g.current
-            g.current = [:]
-        }
-        g.current[path] = entry
-    }
+    var count: Int { entries.count }
 }
