@@ -95,5 +95,5 @@ int ip_stat_unconfined(int root, const char *path, struct stat *info) {
         errno = EISDIR;
         return -1;
     }
-    return fstatat(root, path, info, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);
+    return fstatat(root, path, info, AT_NO_AUTOMOUNT);
 }

@@ -145,7 +145,7 @@ extension ServeSecurityTests {
         #expect(serve.terminate() == 0)
     }
 
-    @Test("a local source looked up before stays confined: a cached URL whose folder became a link outside is 403; a touch is a new version")
+    @Test("a local source looked up before stays confined: a cached URL whose folder became a link outside is 403; a touch, a retargeted link are new versions")
     func rememberedLocalSourcesStayConfined() throws {
         let serve = try ServeProcess(["--root", root])
         let inside = root + "/photos/kept", outside = folder + "/kept-outside"
@@ -174,6 +174,15 @@ extension ServeSecurityTests {
         #expect(utimensat(AT_FDCWD, inside + "/x.png", &times, 0) == 0)
         #expect(try serve.get(url).status == 200)
         #expect(try renders() == "imagepipe_renders_total 2")
+        // A link that stays inside is followed, and its target is what is remembered: retargeted, it is another file.
+        try Data(small).write(to: URL(fileURLWithPath: inside + "/y.png"))
+        try FileManager.default.createSymbolicLink(atPath: inside + "/alias.png", withDestinationPath: "x.png")
+        let alias = serve.signed(local("/photos/kept/alias.png"))
+        #expect(try pngSize(serve.get(alias).body)?.0 == 400)
+        #expect(try pngSize(serve.get(alias).body)?.0 == 400)
+        try FileManager.default.removeItem(atPath: inside + "/alias.png")
+        try FileManager.default.createSymbolicLink(atPath: inside + "/alias.png", withDestinationPath: "y.png")
+        #expect(try pngSize(serve.get(alias).body)?.0 == 40)
         #expect(serve.terminate() == 0)
     }
 

@@ -19,11 +19,12 @@ int ip_open_beneath(int root, const char *path);
  * set (EXDEV/ELOOP where the path would leave the folder). A file to be read is opened with ip_open_beneath. */
 int ip_stat_beneath(int root, const char *path, struct stat *info);
 
-/* What fstatat says of `path` (a leading "/" is ignored) relative to `root`, without following a final symbolic
- * link: one system call, where ip_stat_beneath makes three (openat2, fstat, close). NOT confined to the folder: an
- * intermediate symbolic link may lead anywhere. Its only use is to confirm that a path still names the very file
- * (device, inode, size, times) that ip_stat_beneath found there before; anything else must be decided by
- * ip_stat_beneath. Returns 0, or -1 with errno set. */
+/* What fstatat says of `path` (a leading "/" is ignored) relative to `root`, symbolic links followed as
+ * ip_stat_beneath follows the ones that stay inside: one system call, where ip_stat_beneath makes three (openat2,
+ * fstat, close). NOT confined to the folder: a symbolic link may lead anywhere. Its only use is to confirm that a
+ * path still leads to the very file (device, inode, size, times) that ip_stat_beneath found there before; anything
+ * else must be decided by ip_stat_beneath. Looked at, never opened (a FIFO cannot block it). Returns 0, or -1 with
+ * errno set. */
 int ip_stat_unconfined(int root, const char *path, struct stat *info);
 
 #endif

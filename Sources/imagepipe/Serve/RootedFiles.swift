@@ -40,8 +40,8 @@ final class RootedFiles: DataLoading {
     /// identity `ip_stat_beneath` found there last time gets that time's answer. fstatat is not confined to the
     /// root, but it is only believed when it names the very file (device and inode, size and times) that the
     /// confined check found under this path, so its answer is the one the confined check gave; any difference (a
-    /// replaced, edited or touched file, a link, an error) is decided by the confined check again. Looked at, not
-    /// opened: a read opens the file itself, beneath the root.
+    /// replaced, edited or touched file, a link retargeted, an error) is decided by the confined check again. Looked
+    /// at, not opened: a read opens the file itself, beneath the root.
     func lookup(_ relative: String) -> Lookup {
         var info = stat()
         if ip_stat_unconfined(root, relative, &info) == 0, let last = confirmed.value(for: relative),
