@@ -33,6 +33,8 @@ enum TestRunFolder {
             defer { free(pointer) }
             return String(cString: pointer)
         } ?? String(cString: made)
+        // `owner` is lazy like every static: read it now, in the process that makes the folder, not first in the
+        // exit handler, where a forked child would take its own pid for the owner's.
         _ = owner
         atexit {
             if getpid() == TestRunFolder.owner { removeTree(TestRunFolder.path) }

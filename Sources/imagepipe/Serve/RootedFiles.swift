@@ -44,7 +44,8 @@ final class RootedFiles: DataLoading {
     /// at, not opened: a read opens the file itself, beneath the root.
     func lookup(_ relative: String) -> Lookup {
         var info = stat()
-        if ip_stat_unconfined(root, relative, &info) == 0, let last = confirmed.value(for: relative),
+        // The memo first: a path seen for the first time (or forgotten) goes straight to the confined check.
+        if let last = confirmed.value(for: relative), ip_stat_unconfined(root, relative, &info) == 0,
            last.identity == Identity(info) {
             return .found(last.versioned)
         }

@@ -1,8 +1,8 @@
-/* The direct row path of decode_rows (png_read.c): rows that need none of libpng's transforms but the layout change to
- * RGBA, converted here straight from the inflated, unfiltered rows. libpng would copy each row out of a stored
+/* The direct row path of decode_rows (png_read.c): rows that need none of libpng's transforms but the layout change
+ * to RGBA, converted here straight from the inflated, unfiltered rows. libpng would copy each row out of a stored
  * deflate block, then make passes over it (16 to 8 bits, gray to RGB, the alpha filler, the byte swap): 15 % of a
- * 1600x1200 16-bit thumbnail (perf), where one fused pass does the same arithmetic. The results are libpng's bit for bit (PNGDecodeTests compare every
- * layout with ImageMagick at 8 and 16 bits, on this path and on libpng's). */
+ * 1600x1200 16-bit thumbnail (perf), where one fused pass does the same arithmetic. The results are libpng's bit
+ * for bit (PNGDecodeTests compare every layout with ImageMagick at 8 and 16 bits, on this path and on libpng's). */
 #include "png_codec_internal.h"
 
 #include <box_shrink.h>
