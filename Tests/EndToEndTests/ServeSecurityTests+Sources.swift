@@ -16,14 +16,15 @@ extension ServeSecurityTests {
         try Data(big).write(to: URL(fileURLWithPath: secrets + "/secret.png"))
         let other = try TestHTTPServer(root: secrets)
         defer { other.stop() }
-        let closed = try RedisServer.freePort()
+        let closed = try ClosedPort()
+        defer { closed.release() }
         let serve = try ServeProcess(["--allow-source", origin.url("/"), "--allow-private-addresses"])
         func fetch(_ target: String) throws -> HTTPReply {
             let query = "url=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target)
             return try serve.get(serve.signed("/s:64:64/" + ServeProcess.plain(origin.url("/redirect-to?" + query)) + "@png"))
         }
         let toOpen = try fetch(other.url("/secret.png"))
-        let toClosed = try fetch("http://127.0.0.1:\(closed)/secret.png")
+        let toClosed = try fetch("http://127.0.0.1:\(closed.port)/secret.png")
         #expect(toOpen.status == 403, "\(toOpen.status) \(text(toOpen))")
         #expect(try other.requestCount("/secret.png") == 0, "the disallowed origin was reached")
         #expect(try other.connectionCount() == 0, "a connection was opened to the disallowed origin")

@@ -9,17 +9,19 @@ public final class FaultProxy: @unchecked Sendable {
     private let process: Process
     private let countFile: String
     /// The proxy exits when this pipe's write end closes: at stop(), or when the test process ends.
-    private let lifeline = Pipe()
+    private let lifeline: Pipe
 
     public enum Fault: String { case slowDown = "slowdown", stall }
 
     public init(upstream: Int, failures: Int, fault: Fault = .slowDown) throws {
-        port = try RedisServer.freePort()
         let folder = try TestPaths.temporaryDirectory("s3-fault-proxy")
         countFile = folder + "/count"
+        let portFile = folder + "/port"
+        // The proxy binds a port of its own choosing and names it: a port picked here and bound there could be
+        // given to another test's server in between (see ClosedPort).
         let program = """
             import os, socket, sys, threading, time
-            listen_port, upstream, failures, fault, count_file = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+            upstream, failures, fault, count_file, port_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
             seen = 0
             lock = threading.Lock()
             def pipe(a, b):
@@ -66,21 +68,27 @@ public final class FaultProxy: @unchecked Sendable {
                 os._exit(0)
             threading.Thread(target=lifeline, daemon=True).start()
             server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            server.bind(("127.0.0.1", listen_port)); server.listen(64)
+            server.bind(("127.0.0.1", 0)); server.listen(64)
             open(count_file, "w").write("0")
+            open(port_file + ".tmp", "w").write(str(server.getsockname()[1])); os.rename(port_file + ".tmp", port_file)
             while True:
                 connection, _ = server.accept()
                 threading.Thread(target=serve, args=(connection,), daemon=True).start()
             """
-        process = Process()
+        let process = Process(), lifeline = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", program, "\(port)", "\(upstream)", "\(failures)", fault.rawValue, countFile]
+        process.arguments = ["-c", program, "\(upstream)", "\(failures)", fault.rawValue, countFile, portFile]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         _ = fcntl(lifeline.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
         process.standardInput = lifeline
         try process.run()
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: countFile) { usleep(10_000) }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: portFile) { usleep(10_000) }
+        guard let named = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap({ Int($0) }) else {
+            if process.isRunning { process.terminate() }
+            throw TestSupportError("the fault proxy did not start (no port in \(portFile))")
+        }
+        (self.process, self.lifeline, port) = (process, lifeline, named)
     }
 
     /// Requests the proxy has seen (each connection carries one: the failures close theirs).

@@ -157,11 +157,12 @@ struct S3LoaderTests {
         #expect(failure?.status == .io && text.contains("SlowDown") && text.contains("2 attempts"), "\(text)")
         #expect(overloaded.requests == 2)
         // A store that cannot be reached at all is retried too, and named.
-        let closed = try RedisServer.freePort()
+        let closed = try ClosedPort()
+        defer { closed.release() }
         let unreachable = await Self.failure {
-            try await Self.loaders("endpoint=http://127.0.0.1:\(closed)\n\(credentials)").load(url: "s3://s3tests/retries/a.bin")
+            try await Self.loaders("endpoint=http://127.0.0.1:\(closed.port)\n\(credentials)").load(url: "s3://s3tests/retries/a.bin")
         }
-        #expect(unreachable?.status == .io && "\(unreachable!)".contains("127.0.0.1:\(closed)"), "\(String(describing: unreachable))")
+        #expect(unreachable?.status == .io && "\(unreachable!)".contains("127.0.0.1:\(closed.port)"), "\(String(describing: unreachable))")
     }
 
     @Test("a cancelled load that waits for the store ends promptly as cancelled")
