@@ -48,8 +48,21 @@ public enum SHA256 {
         return h.flatMap { v in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> UInt32($0)) } }
     }
 
+    /// Lower-case hex of the digest, by byte arithmetic: every command's registry look-up hashes its folder names,
+    /// and the `String(radix:)` + `joined()` this replaced made the runtime scan every loaded image's protocol
+    /// conformances on first use (perf: a third of a millisecond on a one-shot render's critical path).
     public static func hex(_ text: String) -> String {
-        digest(Array(text.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        var digits: [UInt8] = []
+        digits.reserveCapacity(64)
+        for byte in digest(Array(text.utf8)) {
+            digits.append(hexDigit(byte >> 4))
+            digits.append(hexDigit(byte & 15))
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    @inline(__always) private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
