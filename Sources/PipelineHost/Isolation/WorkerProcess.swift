@@ -90,15 +90,22 @@ final class WorkerProcess: @unchecked Sendable {
         // Made before waiting for a new worker's ready, with the host's side of the protocol warmed: the first
         // message's one-time costs (WorkerProtocolWarmUp) then overlap the worker's start instead of following it.
         let request = try WorkerMessage(kind: kind, requestID: id, json: job, descriptor: descriptor)
-        if !isReady {
+        nextRequestID += 1
+        if isReady {
+            do {
+                try channel.send(request)
+            } catch {
+                throw End.died(status: collectExit())
+            }
+        } else {
+            // Sent before the worker's ready: the socket keeps the messages' order, so the worker finds the request
+            // waiting as soon as it has sent ready, instead of after a round trip through the host (uprobes: about
+            // 1 ms between a one-shot render's plugin load and its decode). A worker that fails to start never reads
+            // it; awaitReady reports that failure, which a failed send here also means.
+            let sent = (try? channel.send(request)) != nil
             WorkerProtocolWarmUp.host()
             try awaitReady(timeout: startupTimeout, isCancelled: isCancelled)
-        }
-        nextRequestID += 1
-        do {
-            try channel.send(request)
-        } catch {
-            throw End.died(status: collectExit())
+            guard sent else { throw End.died(status: collectExit()) }
         }
         let reply = try awaitMessage(until: deadline, isCancelled: isCancelled)
         guard reply.requestID == id, [.image, .info, .failure, .frameSet].contains(reply.kind) else {

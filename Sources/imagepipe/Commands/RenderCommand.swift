@@ -64,6 +64,7 @@ enum RenderCommand: Command {
                              host: host, manager: manager)
         }
         try Output.write(bytes, to: output, force: args.flag("force"), format: format, loaders: host.loaders)
+        await Imagepipe.end(status: 0)
     }
 
     /// `--format`, else the extension of -o; `-o -` needs --format.
