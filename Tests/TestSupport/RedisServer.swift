@@ -63,18 +63,8 @@ public final class RedisServer: @unchecked Sendable {
 
     /// A port nothing listens on now.
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestSupportError("bind") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (descriptor, port) = try LoopbackSocket.bound(listening: false)
+        close(descriptor)
+        return port
     }
 }

@@ -125,19 +125,9 @@ private struct Listener {
     let port: UInt16
 
     init() throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestSupportError("socket failed") }
-        self.socket = socket
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && listen(socket, 16) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw TestSupportError("bind/listen failed") }
-        port = UInt16(bigEndian: address.sin_port)
+        let (descriptor, port) = try LoopbackSocket.bound(listening: true)
+        socket = descriptor
+        self.port = UInt16(port)
     }
 
     var hasPendingConnection: Bool {
