@@ -83,11 +83,7 @@ public final class FaultProxy: @unchecked Sendable {
         _ = fcntl(lifeline.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
         process.standardInput = lifeline
         try process.run()
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: portFile) { usleep(10_000) }
-        guard let named = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap({ Int($0) }) else {
-            if process.isRunning { process.terminate() }
-            throw TestSupportError("the fault proxy did not start (no port in \(portFile))")
-        }
+        let named = try LoopbackSocket.announced(by: process, in: portFile, name: "the fault proxy")
         (self.process, self.lifeline, port) = (process, lifeline, named)
     }
 
