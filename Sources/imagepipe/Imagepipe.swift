@@ -103,7 +103,7 @@ enum Imagepipe {
     ///
     /// A one-shot command may call it as soon as its output is in place (`render` does): returning to `main` first
     /// would resume `main` on a thread the dispatch pool must create at that point, and tear down the host's
-    /// objects one by one, about a millisecond of a 30 ms render (uprobes from the rename to `_exit`).
+    /// objects one by one (uprobes, a one-shot SVG render: the output's rename to `_exit` 1.40 -> 0.84 ms).
     static func end(status: Int32, line: String? = nil) async -> Never {
         while !RequestDeadline.claimExit() { pause() }
         if let line { Output.error(line) }

@@ -50,7 +50,7 @@ public enum SHA256 {
 
     /// Lower-case hex of the digest, by byte arithmetic: every command's registry look-up hashes its folder names,
     /// and the `String(radix:)` + `joined()` this replaced made the runtime scan every loaded image's protocol
-    /// conformances on first use (perf: a third of a millisecond on a one-shot render's critical path).
+    /// conformances on first use (perf: 74 of the 322 conformance-scan samples of a one-shot SVG render).
     public static func hex(_ text: String) -> String {
         var digits: [UInt8] = []
         digits.reserveCapacity(64)
